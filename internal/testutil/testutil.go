@@ -1,0 +1,109 @@
+// Package testutil holds what the tests of every package share: golden files
+// and the corpus of real transcripts.
+package testutil
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files with the actual output")
+
+// Golden compares got with the golden file at path. With -update it writes
+// the file instead. On a mismatch it writes got to path+".actual" for
+// inspection (git ignores those).
+func Golden(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		actual := path + ".actual"
+		_ = os.WriteFile(actual, got, 0o644)
+		t.Errorf("%s differs from the golden file; the actual output is in %s (diff them, or run go test -update)", path, actual)
+		return
+	}
+	_ = os.Remove(path + ".actual")
+}
+
+// Root is the module's root directory: the nearest parent holding go.mod.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// CorpusDir is where the corpus of real transcripts is: ../shared/corpus from
+// the module root, or $CTX_CORPUS.
+func CorpusDir(t testing.TB) string {
+	if dir := os.Getenv("CTX_CORPUS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(Root(t), "..", "shared", "corpus")
+}
+
+// CorpusFiles lists every transcript of the corpus, sorted. It skips the test
+// when the corpus is absent (a user's clone has none).
+func CorpusFiles(t testing.TB) []string {
+	t.Helper()
+	dir := CorpusDir(t)
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch filepath.Ext(path) {
+		case ".json", ".jsonl":
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		t.Skipf("no corpus of real transcripts at %s (set CTX_CORPUS to use one elsewhere)", dir)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// Fixtures lists the shared fixtures of testdata/formats, sorted.
+func Fixtures(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(Root(t), "testdata", "formats", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures in testdata/formats: %v", err)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// Name is a file's name relative to its corpus or fixture directory, for
+// subtest names: claude-code/spotter-subagent.jsonl.
+func Name(path string) string {
+	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
+}

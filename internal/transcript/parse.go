@@ -1,0 +1,255 @@
+package transcript
+
+import (
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctxkit/ctxkit/internal/tools"
+)
+
+// Options control parsing.
+type Options struct {
+	// Format forces a format; "" detects it.
+	Format Format
+	// Tools classifies calls; nil uses the built-in kinds.
+	Tools *tools.Table
+}
+
+// record is one top-level value: a JSONL line or an element of the messages
+// array. Its gjson value carries absolute offsets into the input.
+type record struct {
+	v   gjson.Result
+	pos Pos
+}
+
+// Parse reads a transcript. data must not be modified afterwards: the
+// transcript refers to it. Bad input gives a *SyntaxError.
+func Parse(data []byte, opts Options) (*Transcript, error) {
+	// The input is read-only from here on, so a string view of it saves
+	// copying what may be hundreds of megabytes.
+	src := unsafe.String(unsafe.SliceData(data), len(data))
+	layout, records, err := split(src)
+	if err != nil {
+		return nil, err
+	}
+	format := opts.Format
+	if format == "" {
+		if format, err = sniff(src, layout, records); err != nil {
+			return nil, err
+		}
+	}
+	table := opts.Tools
+	if table == nil {
+		table = tools.NewTable(nil)
+	}
+	p := &parser{t: &Transcript{Format: format, Layout: layout, src: src}, tools: table}
+	p.parse(records)
+	return p.t, nil
+}
+
+// split finds the layout and the records, and checks that every record is
+// valid JSON.
+func split(src string) (Layout, []record, error) {
+	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
+	if start == len(src) {
+		return "", nil, &SyntaxError{Line: 1, Element: -1, Msg: "empty input: expected a transcript (a JSON array, an object with \"messages\", or JSONL)"}
+	}
+	switch src[start] {
+	case '[':
+		return document(src, Array)
+	case '{':
+		// One object spanning the input with a "messages" array is a document;
+		// otherwise each line is a record. A first line that is not a
+		// complete value means a pretty-printed document.
+		end := strings.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		first := src[start:end]
+		if !gjson.Valid(first) {
+			return document(src, Object)
+		}
+		rest := strings.TrimSpace(src[end:])
+		if rest == "" && gjson.Get(first, "messages").IsArray() {
+			return document(src, Object)
+		}
+		return jsonl(src)
+	}
+	line, col := lineCol(src, start)
+	return "", nil, &SyntaxError{Line: line, Column: col, Element: -1,
+		Msg: "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(src[start:])}
+}
+
+func quoteSnippet(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	r := []rune(s)
+	if len(r) > 20 {
+		return strconv.Quote(string(r[:20])) + "..."
+	}
+	return strconv.Quote(string(r))
+}
+
+func document(src string, layout Layout) (Layout, []record, error) {
+	if !gjson.Valid(src) {
+		return "", nil, jsonError(src, 1)
+	}
+	root := gjson.Parse(src)
+	msgs := root
+	if layout == Object {
+		if !root.IsObject() {
+			return "", nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: expected a JSON object with a \"messages\" array"}
+		}
+		msgs = root.Get("messages")
+		if !msgs.IsArray() {
+			return "", nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: the JSON object has no \"messages\" array"}
+		}
+	}
+	var records []record
+	lines := newLineCounter(src)
+	i := 0
+	msgs.ForEach(func(_, v gjson.Result) bool {
+		records = append(records, record{v: v, pos: Pos{Line: lines.at(v.Index), Element: i}})
+		i++
+		return true
+	})
+	return layout, records, nil
+}
+
+func jsonl(src string) (Layout, []record, error) {
+	var records []record
+	lineNo := 0
+	for off := 0; off < len(src); {
+		lineNo++
+		end := strings.IndexByte(src[off:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = off + end + 1
+			end += off
+		} else {
+			end = len(src)
+		}
+		line := src[off:end]
+		trimmed := strings.TrimLeft(line, " \t\r\ufeff")
+		if strings.TrimSpace(trimmed) != "" {
+			if !gjson.Valid(trimmed) {
+				e := jsonError(trimmed, lineNo)
+				e.Column += len([]rune(line)) - len([]rune(trimmed))
+				return "", nil, e
+			}
+			v := gjson.Parse(trimmed)
+			v.Index += off + len(line) - len(trimmed)
+			records = append(records, record{v: v, pos: Pos{Line: lineNo, Element: -1}})
+		}
+		off = next
+	}
+	return JSONL, records, nil
+}
+
+// lineCounter turns increasing offsets into line numbers in one pass.
+type lineCounter struct {
+	src        string
+	off, lines int
+}
+
+func newLineCounter(src string) *lineCounter { return &lineCounter{src: src, lines: 1} }
+
+func (c *lineCounter) at(off int) int {
+	if off < c.off { // not increasing: count from the start
+		c.off, c.lines = 0, 1
+	}
+	c.lines += strings.Count(c.src[c.off:off], "\n")
+	c.off = off
+	return c.lines
+}
+
+// sniff tells the format from the records.
+func sniff(src string, layout Layout, records []record) (Format, error) {
+	if layout == Object && gjson.Get(src, "system").Exists() {
+		// A Messages API request body keeps the system prompt at the top.
+		for _, r := range records {
+			if f := sniffRecord(r.v); f == OpenAI {
+				return OpenAI, nil
+			}
+		}
+		return Anthropic, nil
+	}
+	weak := Format("")
+	for _, r := range records {
+		switch f := sniffRecord(r.v); f {
+		case Codex, ClaudeCode, Anthropic:
+			return f, nil
+		case OpenAI:
+			return OpenAI, nil
+		case "?":
+			weak = OpenAI // a plain message: both formats read it alike
+		}
+	}
+	if weak != "" || len(records) == 0 && layout != JSONL {
+		return OpenAI, nil
+	}
+	pos := Pos{Line: 1, Element: -1}
+	if len(records) > 0 {
+		pos = records[0].pos
+	}
+	return "", &SyntaxError{Line: pos.Line, Element: pos.Element,
+		Msg: "unknown format: no messages (role), Claude Code lines (type, message) or Codex items (type, payload) found; use --format to choose one"}
+}
+
+// sniffRecord returns the format a record shows for sure, "?" for a plain
+// chat message that openai and anthropic read alike, or "" for nothing known.
+func sniffRecord(v gjson.Result) Format {
+	if !v.IsObject() {
+		return ""
+	}
+	typ := v.Get("type").String()
+	if v.Get("payload").Exists() && typ != "" {
+		return Codex
+	}
+	if v.Get("message").IsObject() || v.Get("leafUuid").Exists() || v.Get("sessionId").Exists() && typ != "" {
+		return ClaudeCode
+	}
+	if responsesItemTypes[typ] || typ == "message" {
+		// Chat and Messages API messages have no type; Responses API items do.
+		return Codex
+	}
+	role := v.Get("role").String()
+	if role == "" {
+		return ""
+	}
+	if role == "tool" || role == "function" || role == "developer" || v.Get("tool_calls").Exists() || v.Get("tool_call_id").Exists() {
+		return OpenAI
+	}
+	if c := v.Get("content"); c.IsArray() {
+		f := Format("?")
+		c.ForEach(func(_, b gjson.Result) bool {
+			switch b.Get("type").String() {
+			case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
+				f = Anthropic
+			case "image":
+				if b.Get("source").Exists() {
+					f = Anthropic
+				}
+			case "image_url", "input_audio", "refusal":
+				f = OpenAI
+			}
+			return f == "?"
+		})
+		return f
+	}
+	return "?"
+}
+
+// responsesItemTypes are the Responses API item types that only Codex (and a
+// bare array of Responses input items) uses.
+var responsesItemTypes = map[string]bool{
+	"function_call": true, "function_call_output": true, "custom_tool_call": true,
+	"custom_tool_call_output": true, "local_shell_call": true, "local_shell_call_output": true,
+	"reasoning": true, "web_search_call": true,
+}

@@ -1,0 +1,174 @@
+// Package transcript reads agent transcripts in the four formats ctxkit
+// knows (OpenAI Chat Completions messages, Anthropic Messages, Claude Code
+// session JSONL, Codex CLI rollouts), gives every filter the same model of
+// them (messages in order, tool calls with their kind, arguments and result),
+// and writes changes back into the original bytes: everything a filter did
+// not touch stays byte-identical, in the same layout.
+package transcript
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/tools"
+)
+
+// Format is a transcript format.
+type Format string
+
+// The formats, by the names --format takes.
+const (
+	OpenAI     Format = "openai"
+	Anthropic  Format = "anthropic"
+	ClaudeCode Format = "claude-code"
+	Codex      Format = "codex"
+)
+
+// Formats lists every format.
+var Formats = []Format{OpenAI, Anthropic, ClaudeCode, Codex}
+
+// ParseFormat reads a --format value; "" and "auto" mean detect.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
+	case "", "auto":
+		return "", nil
+	case OpenAI, Anthropic, ClaudeCode, Codex:
+		return f, nil
+	case "claude", "claudecode", "claude_code":
+		return ClaudeCode, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want auto, openai, anthropic, claude-code or codex)", s)
+}
+
+// Layout is how the messages are laid out in the file.
+type Layout string
+
+// The layouts.
+const (
+	Array  Layout = "array"  // a JSON array of messages or items
+	Object Layout = "object" // a JSON object with a "messages" array
+	JSONL  Layout = "jsonl"  // one JSON value a line
+)
+
+// Pos is where a message stands in its input.
+type Pos struct {
+	Line    int // 1-based line where it starts
+	Element int // 0-based index in the messages array; -1 in JSONL
+}
+
+func (p Pos) String() string {
+	if p.Element < 0 {
+		return fmt.Sprintf("line %d", p.Line)
+	}
+	return fmt.Sprintf("element %d (line %d)", p.Element, p.Line)
+}
+
+// Transcript is one parsed history.
+type Transcript struct {
+	Format Format
+	Layout Layout
+	// Cwd is the session's working directory where the transcript gives it
+	// (Claude Code's cwd, Codex's session_meta), else "".
+	Cwd      string
+	Messages []*Message
+	Calls    []*Call   // every tool call, in order
+	Results  []*Result // every tool result, in order, with or without a call
+
+	src   string
+	edits map[int]edit // by start offset
+}
+
+// Message is one message of the history, in the model's order.
+type Message struct {
+	Index   int
+	Role    string // system, developer, user, assistant or tool
+	Pos     Pos
+	Blocks  []Block   // its text, thinking and images, in order
+	Calls   []*Call   // the tool calls it makes
+	Results []*Result // the tool results it carries
+}
+
+// BlockType is the type of a content block the model keeps.
+type BlockType string
+
+// The block types.
+const (
+	Text     BlockType = "text"
+	Thinking BlockType = "thinking"
+	Image    BlockType = "image"
+)
+
+// Block is a piece of a message's own content (not a tool call or result).
+type Block struct {
+	Type BlockType
+	Text string // for Text and Thinking
+	// For Image: the media type and base64 data when the image is inline,
+	// or the URL when it is not.
+	MediaType, Data, URL string
+}
+
+// Call is one tool call.
+type Call struct {
+	Index   int
+	ID      string
+	Name    string
+	Kind    tools.Kind
+	Args    tools.Args
+	Input   string // the arguments as the model wrote them (JSON text, or a custom tool's input)
+	Message *Message
+	Result  *Result // nil when the transcript holds no result for it
+}
+
+// Result is one tool result.
+type Result struct {
+	Index   int
+	CallID  string
+	Call    *Call // nil for a result whose call is not in the transcript
+	Message *Message
+	Text    string // the output's text; several text blocks are joined by newlines
+	Images  []Block
+	IsError bool // the format marks the call as failed
+	// ExitCode is the command's exit status where the format or the output
+	// shows it (HasExitCode).
+	ExitCode    int
+	HasExitCode bool
+
+	content contentRef
+	mirrors []mirror
+}
+
+// Failed reports whether the call failed: marked as an error, or a non-zero
+// exit code.
+func (r *Result) Failed() bool { return r.IsError || r.HasExitCode && r.ExitCode != 0 }
+
+// Mirror is a copy of a tool's output that the format keeps beside the
+// result, which the model is not sent but a file-size-minded filter must
+// treat like the result: Claude Code's toolUseResult, mini-swe-agent's
+// extra.raw_output.
+type Mirror struct {
+	Field string // where it is, as a JSON path from the line or message: toolUseResult.stdout
+	Text  string
+}
+
+// Mirrors returns the result's mirrors: the string fields of the copy.
+func (r *Result) Mirrors() []Mirror {
+	out := make([]Mirror, len(r.mirrors))
+	for i, m := range r.mirrors {
+		out[i] = Mirror{Field: m.field, Text: m.text}
+	}
+	return out
+}
+
+// IsUserTurn reports whether the message is a user's turn: a user message
+// with text of its own, not only tool results.
+func (m *Message) IsUserTurn() bool {
+	if m.Role != "user" {
+		return false
+	}
+	for _, b := range m.Blocks {
+		if b.Type == Text && strings.TrimSpace(b.Text) != "" {
+			return true
+		}
+	}
+	return false
+}

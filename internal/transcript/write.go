@@ -1,0 +1,128 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/tidwall/sjson"
+)
+
+// edit replaces src[start:end] with repl.
+type edit struct {
+	start, end int
+	repl       string
+}
+
+// SetText replaces a result's text. The new text goes where the old one was,
+// in the same shape (a string stays a string; an array of blocks becomes one
+// text block followed by the non-text blocks it had); the rest of the input
+// is untouched. Mirrors are not changed: see SetMirror.
+func (t *Transcript) SetText(r *Result, text string) {
+	if text == r.Text {
+		return
+	}
+	c := r.content
+	var repl string
+	switch c.kind {
+	case inString, inNull:
+		repl = jsonString(text)
+	case inBlocks:
+		var b bytes.Buffer
+		b.WriteString(`[{"type":`)
+		b.WriteString(jsonString(c.textType))
+		b.WriteString(`,"text":`)
+		b.WriteString(jsonString(text))
+		b.WriteByte('}')
+		for _, k := range c.keep {
+			b.WriteByte(',')
+			b.WriteString(k)
+		}
+		b.WriteByte(']')
+		repl = b.String()
+	case inMissing:
+		out, err := sjson.Set(t.src[c.start:c.end], c.key, text)
+		if err != nil {
+			panic(fmt.Sprintf("transcript: adding %s: %v", c.key, err))
+		}
+		repl = out
+	case inEmbedded:
+		inner, err := sjson.Set(c.embedded, "output", text)
+		if err != nil {
+			panic(fmt.Sprintf("transcript: rewriting embedded output: %v", err))
+		}
+		repl = jsonString(inner)
+	}
+	t.replace(c.start, c.end, repl)
+	r.Text = text
+}
+
+// SetMirror replaces the text of a result's i-th mirror (see Result.Mirrors).
+func (t *Transcript) SetMirror(r *Result, i int, text string) {
+	m := &r.mirrors[i]
+	if text == m.text {
+		return
+	}
+	t.replace(m.start, m.end, jsonString(text))
+	m.text = text
+}
+
+func (t *Transcript) replace(start, end int, repl string) {
+	if t.edits == nil {
+		t.edits = map[int]edit{}
+	}
+	t.edits[start] = edit{start: start, end: end, repl: repl}
+}
+
+// Changed reports whether any result or mirror was changed.
+func (t *Transcript) Changed() bool { return len(t.edits) > 0 }
+
+// Size is the size of the input in bytes.
+func (t *Transcript) Size() int { return len(t.src) }
+
+// Bytes returns the transcript with its changes. Unchanged, it is the input
+// itself, byte for byte.
+func (t *Transcript) Bytes() []byte {
+	var b bytes.Buffer
+	t.WriteTo(&b) //nolint:errcheck // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteTo writes the transcript with its changes to w.
+func (t *Transcript) WriteTo(w io.Writer) (int64, error) {
+	edits := make([]edit, 0, len(t.edits))
+	for _, e := range t.edits {
+		edits = append(edits, e)
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var total int64
+	pos := 0
+	for _, e := range edits {
+		n, err := io.WriteString(w, t.src[pos:e.start])
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+		n, err = io.WriteString(w, e.repl)
+		total += int64(n)
+		if err != nil {
+			return total, err
+		}
+		pos = e.end
+	}
+	n, err := io.WriteString(w, t.src[pos:])
+	return total + int64(n), err
+}
+
+// jsonString encodes s as a JSON string, leaving <, > and & as they are.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err) // a string always encodes
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
