@@ -105,7 +105,7 @@ func TestParseScriptHeredocAndQuotes(t *testing.T) {
 
 func TestRangeString(t *testing.T) {
 	cases := map[Range]string{
-		{}:                  "",
+		{}:                   "",
 		{Start: 1, End: 200}: "lines 1-200",
 		{Start: 40}:          "lines 40-end",
 		{Last: 20}:           "last 20 lines",

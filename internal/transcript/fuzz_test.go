@@ -1,0 +1,67 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
+)
+
+// fuzzParse is the property every parser keeps on any input: no panic; bad
+// input is a one-line *SyntaxError; good input is written back byte for byte
+// and can have every result rewritten and read back.
+func fuzzParse(f *testing.F, format Format, seeds ...string) {
+	for _, name := range seeds {
+		data, err := os.ReadFile(filepath.Join(testutil.Root(f), "testdata", "formats", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`[{"role":"tool","tool_call_id":"x","content":{"a":1}}]`))
+	f.Add([]byte("{\"a\":\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := Parse(data, Options{Format: format})
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("bad input gave %T %q, want a one-line *SyntaxError", err, err)
+			}
+			return
+		}
+		if !bytes.Equal(tr.Bytes(), data) {
+			t.Fatal("unchanged transcript not written back byte for byte")
+		}
+		for _, r := range tr.Results {
+			tr.SetText(r, "x\n\"y\"")
+			for i := range r.Mirrors() {
+				tr.SetMirror(r, i, "m")
+			}
+		}
+		checkRewrite(t, tr, tr.Bytes())
+	})
+}
+
+func FuzzParseAuto(f *testing.F) {
+	fuzzParse(f, "", "openai-array.json", "anthropic-array.json", "claude-code.jsonl", "codex.jsonl")
+}
+
+func FuzzParseOpenAI(f *testing.F) {
+	fuzzParse(f, OpenAI, "openai-array.json", "openai.jsonl", "openai-msa.json")
+}
+
+func FuzzParseAnthropic(f *testing.F) {
+	fuzzParse(f, Anthropic, "anthropic-array.json", "anthropic.jsonl", "anthropic-request.json")
+}
+
+func FuzzParseClaudeCode(f *testing.F) {
+	fuzzParse(f, ClaudeCode, "claude-code.jsonl")
+}
+
+func FuzzParseCodex(f *testing.F) {
+	fuzzParse(f, Codex, "codex.jsonl", "codex-items.json")
+}
