@@ -87,3 +87,13 @@ func (b *bpe) load() {
 	}
 	b.enc = enc
 }
+
+// CountAll counts many texts; the filters and reports count a whole
+// transcript through it, so that how the work is spread lives in one place.
+func CountAll(c Counter, texts []string) []int {
+	out := make([]int, len(texts))
+	for i, s := range texts {
+		out[i] = c.Count(s)
+	}
+	return out
+}

@@ -48,14 +48,15 @@ type Args struct {
 	Intent  string   // the call's stated intent or description
 }
 
-// Target is what a call is about, for markers and reports: the path with its
-// range, else the command, pattern or URL.
-func (a Args) Target() string {
+// Target is what a call is about, for markers and reports: the path (as File
+// gives it for the session's cwd) with its range, else the command, pattern
+// or URL.
+func (a Args) Target(cwd string) string {
 	switch {
 	case a.Path != "" && !a.Range.Whole():
-		return a.Path + " (" + a.Range.String() + ")"
+		return a.File(cwd) + " (" + a.Range.String() + ")"
 	case a.Path != "":
-		return a.Path
+		return a.File(cwd)
 	case a.Command != "":
 		return a.Command
 	case a.Pattern != "":

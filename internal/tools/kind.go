@@ -6,7 +6,6 @@ package tools
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
@@ -83,10 +82,6 @@ func NewTable(overrides map[string]Kind) *Table {
 	return t
 }
 
-// EnvOverrides is the environment variable that adds overrides, as
-// NAME=KIND,NAME=KIND.
-const EnvOverrides = "CTX_TOOL_KINDS"
-
 // ParseOverrides reads NAME=KIND pairs; each spec may hold several separated
 // by commas. Later pairs win.
 func ParseOverrides(specs ...string) (map[string]Kind, error) {
@@ -110,17 +105,6 @@ func ParseOverrides(specs ...string) (map[string]Kind, error) {
 		}
 	}
 	return out, nil
-}
-
-// TableFromEnv is NewTable with the overrides of CTX_TOOL_KINDS followed by
-// the given flag values (flags win over the environment).
-func TableFromEnv(flags []string) (*Table, error) {
-	specs := append([]string{os.Getenv(EnvOverrides)}, flags...)
-	o, err := ParseOverrides(specs...)
-	if err != nil {
-		return nil, err
-	}
-	return NewTable(o), nil
 }
 
 // Overrides returns the user's overrides, sorted by name, as NAME=KIND.

@@ -73,13 +73,12 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
-func TestTableFromEnv(t *testing.T) {
-	t.Setenv(EnvOverrides, "a=read,b=list")
-	table, err := TableFromEnv([]string{"b=search"})
+func TestOverridesListed(t *testing.T) {
+	o, err := ParseOverrides("b=list", "a=read", "b=search")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := table.Overrides(), []string{"a=read", "b=search"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Overrides() = %q, want %q (flags win over the environment)", got, want)
+	if got, want := NewTable(o).Overrides(), []string{"a=read", "b=search"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Overrides() = %q, want %q (later pairs win)", got, want)
 	}
 }

@@ -1,0 +1,169 @@
+// Package cli is what every ctx-* binary shares: flags and their CTX_
+// environment twins, reading inputs, writing outputs once, errors and exit
+// codes. The filters themselves are pure and live in their own packages;
+// only this package touches stdin, stdout, files and exit codes.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Exit codes, the same for every binary.
+const (
+	ExitOK      = 0 // success
+	ExitFailure = 1 // bad input, or the work failed
+	ExitUsage   = 2 // bad flags or arguments
+)
+
+// Version is the toolkit's version, set at build time with
+// -ldflags "-X github.com/ctxkit/ctxkit/internal/cli.Version=v1.2.3".
+var Version = "dev"
+
+// Command describes one binary.
+type Command struct {
+	Name        string // ctx-count
+	Usage       string // one line: what it does
+	ArgsUsage   string // [FILE ...]
+	Description string // what --help teaches: examples, what is counted...
+	Flags       []ucli.Flag
+	Run         func(e *Env) error
+}
+
+// Env is what a command runs with.
+type Env struct {
+	*ucli.Context
+	Name           string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Usagef is a usage error: exit code 2.
+func Usagef(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// Failf is a failure: exit code 1.
+func Failf(format string, args ...any) error {
+	return &exitError{code: ExitFailure, err: fmt.Errorf(format, args...)}
+}
+
+// Main runs a command as a process: a broken pipe on stdout ends it quietly
+// instead of killing it with SIGPIPE.
+func Main(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	signal.Ignore(syscall.SIGPIPE)
+	return Run(cmd, args, stdin, stdout, stderr)
+}
+
+// Run runs a command in-process and returns its exit code. Errors are
+// printed once, as one line on stderr prefixed with the command's name.
+func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var actionErr error
+	app := &ucli.App{
+		Name:            cmd.Name,
+		Usage:           cmd.Usage,
+		ArgsUsage:       cmd.ArgsUsage,
+		Description:     cmd.Description + exitCodesHelp,
+		Version:         Version,
+		Flags:           cmd.Flags,
+		HideHelpCommand: true,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		// urfave/cli prints usage errors to stdout and exits inside Run
+		// unless told otherwise: route both through here.
+		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
+			return &exitError{code: ExitUsage, err: err}
+		},
+		ExitErrHandler: func(*ucli.Context, error) {},
+		Action: func(c *ucli.Context) error {
+			actionErr = cmd.Run(&Env{Context: c, Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr})
+			return actionErr
+		},
+	}
+	err := app.Run(reorder(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd.Flags))
+	if err == nil {
+		return ExitOK
+	}
+	if isBrokenPipe(err) {
+		return ExitOK
+	}
+	code := ExitUsage // anything urfave/cli rejects before the action runs
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case actionErr != nil:
+		code = ExitFailure
+	}
+	msg := strings.TrimSpace(err.Error())
+	if code == ExitUsage {
+		msg += " (see " + cmd.Name + " --help)"
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, msg)
+	return code
+}
+
+const exitCodesHelp = `
+
+EXIT CODES:
+   0  success
+   1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure
+   2  bad usage (an unknown flag, a bad value)`
+
+func isBrokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
+}
+
+// reorder moves flags ahead of the file arguments, so that
+// "ctx-count s.jsonl --json" works as well as "ctx-count --json s.jsonl"
+// (the standard flag package stops at the first argument). Everything after
+// "--" stays an argument.
+func reorder(args []string, flags []ucli.Flag) []string {
+	takesValue := map[string]bool{}
+	for _, f := range flags {
+		_, isBool := f.(*ucli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	out := []string{args[0]}
+	var rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i:]...)
+			i = len(args)
+		case len(a) > 1 && a[0] == '-':
+			out = append(out, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) > 0 && rest[0] != "--" {
+		out = append(out, "--")
+	}
+	return append(out, rest...)
+}

@@ -1,0 +1,324 @@
+// Package count measures a transcript in tokens: by role, by tool, the
+// largest tool results, and the files read, as ctx-count reports it.
+package count
+
+import (
+	"sort"
+
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Report is what one transcript, or several together, cost in tokens. Its
+// JSON form is ctx-count's --json schema (docs/count.md).
+type Report struct {
+	File             string     `json:"file,omitempty"`
+	Format           string     `json:"format,omitempty"`
+	Messages         int        `json:"messages"`
+	Tokens           int        `json:"tokens"`
+	ToolOutputTokens int        `json:"tool_output_tokens"`
+	ToolOutputShare  float64    `json:"tool_output_share"`
+	Images           int        `json:"images"`
+	ToolCalls        int        `json:"tool_calls"`
+	ToolResults      int        `json:"tool_results"`
+	Errors           int        `json:"errors"`
+	Roles            []Role     `json:"roles"`
+	Tools            []Tool     `json:"tools"`
+	Largest          []Result   `json:"largest"`
+	FilesRead        []FileRead `json:"files_read"`
+}
+
+// Role is the tokens of one role. Tool results count as role "tool" in every
+// format, and a message that only carries results is a "tool" message.
+type Role struct {
+	Role     string `json:"role"`
+	Messages int    `json:"messages"`
+	Tokens   int    `json:"tokens"`
+}
+
+// Tool is the calls of one tool name.
+type Tool struct {
+	Name         string `json:"name"`
+	Kind         string `json:"kind"`
+	Calls        int    `json:"calls"`
+	Errors       int    `json:"errors"`
+	InputTokens  int    `json:"input_tokens"`
+	ResultTokens int    `json:"result_tokens"`
+}
+
+// Result is one tool result, for the list of the largest.
+type Result struct {
+	File   string `json:"file,omitempty"` // the transcript, when several are counted
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Kind   string `json:"kind"`
+	Target string `json:"target"` // path and range, command, pattern or URL
+	Tokens int    `json:"tokens"`
+	Error  bool   `json:"error"`
+}
+
+// FileRead is the reads of one file.
+type FileRead struct {
+	Path   string `json:"path"`
+	Reads  int    `json:"reads"`
+	Tokens int    `json:"tokens"`
+	// RereadTokens are the tokens of reads of a range already read before:
+	// what ctx-dedupe can save.
+	RereadTokens int `json:"reread_tokens"`
+}
+
+// roleOrder is the order roles are listed in.
+var roleOrder = map[string]int{"system": 0, "developer": 1, "user": 2, "assistant": 3, "tool": 4}
+
+// Count measures one transcript. top is how many of the largest results to
+// keep (all when negative).
+func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
+	// Gather every text first and count them in one batch.
+	var texts []string
+	add := func(s string) int { texts = append(texts, s); return len(texts) - 1 }
+	msgIdx := make([][]int, len(t.Messages))
+	imageTokens := make([]int, len(t.Messages))
+	images := 0
+	for i, m := range t.Messages {
+		for _, b := range m.Blocks {
+			if b.Type == transcript.Image {
+				imageTokens[i] += imageCost(b)
+				images++
+				continue
+			}
+			msgIdx[i] = append(msgIdx[i], add(b.Text))
+		}
+	}
+	callIdx := make([]int, len(t.Calls))
+	for i, c := range t.Calls {
+		callIdx[i] = add(c.Input)
+	}
+	resIdx := make([]int, len(t.Results))
+	resImages := make([]int, len(t.Results))
+	for i, r := range t.Results {
+		resIdx[i] = add(r.Text)
+		for _, b := range r.Images {
+			resImages[i] += imageCost(b)
+			images++
+		}
+	}
+	n := tokens.CountAll(ctr, texts)
+
+	rep := Report{Format: string(t.Format), Messages: len(t.Messages), ToolCalls: len(t.Calls), ToolResults: len(t.Results), Images: images}
+	roles := map[string]*Role{}
+	role := func(name string) *Role {
+		if roles[name] == nil {
+			roles[name] = &Role{Role: name}
+		}
+		return roles[name]
+	}
+	for i, m := range t.Messages {
+		name := m.Role
+		if len(m.Results) > 0 && len(m.Blocks) == 0 && len(m.Calls) == 0 {
+			name = "tool"
+		}
+		r := role(name)
+		r.Messages++
+		r.Tokens += imageTokens[i]
+		for _, j := range msgIdx[i] {
+			r.Tokens += n[j]
+		}
+	}
+	toolStats := map[string]*Tool{}
+	tool := func(c *transcript.Call) *Tool {
+		if toolStats[c.Name] == nil {
+			kind := c.Kind
+			if c.Args.Command != "" {
+				kind = tools.Shell // a shell tool's calls have the kinds of their commands
+			}
+			toolStats[c.Name] = &Tool{Name: c.Name, Kind: string(kind)}
+		}
+		return toolStats[c.Name]
+	}
+	for i, c := range t.Calls {
+		role(c.Message.Role).Tokens += n[callIdx[i]]
+		ts := tool(c)
+		ts.Calls++
+		ts.InputTokens += n[callIdx[i]]
+	}
+	type readKey struct {
+		path string
+		rng  tools.Range
+	}
+	files := map[string]*FileRead{}
+	seenRange := map[readKey]bool{}
+	for i, r := range t.Results {
+		cost := n[resIdx[i]] + resImages[i]
+		role("tool").Tokens += cost
+		rep.ToolOutputTokens += cost
+		if r.Failed() {
+			rep.Errors++
+		}
+		res := Result{CallID: r.CallID, Tokens: cost, Error: r.Failed(), Tool: "(no call)", Kind: string(tools.Other)}
+		if c := r.Call; c != nil {
+			ts := tool(c)
+			ts.ResultTokens += cost
+			if r.Failed() {
+				ts.Errors++
+			}
+			res.Tool, res.Kind, res.Target = c.Name, string(c.Kind), c.Args.Target(t.Cwd)
+			if c.Kind == tools.Read && !r.Failed() {
+				if p := c.Args.File(t.Cwd); p != "" {
+					f := files[p]
+					if f == nil {
+						f = &FileRead{Path: p}
+						files[p] = f
+					}
+					f.Reads++
+					f.Tokens += cost
+					k := readKey{path: p, rng: c.Args.Range}
+					if seenRange[k] {
+						f.RereadTokens += cost
+					}
+					seenRange[k] = true
+				}
+			}
+		}
+		rep.Largest = append(rep.Largest, res)
+	}
+	for _, r := range roles {
+		rep.Tokens += r.Tokens
+		rep.Roles = append(rep.Roles, *r)
+	}
+	for _, ts := range toolStats {
+		rep.Tools = append(rep.Tools, *ts)
+	}
+	for _, f := range files {
+		rep.FilesRead = append(rep.FilesRead, *f)
+	}
+	rep.finish(top)
+	return rep
+}
+
+func imageCost(b transcript.Block) int {
+	if b.Data == "" {
+		return tokens.MaxImageTokens
+	}
+	return tokens.Image(b.Data)
+}
+
+// finish sorts the lists, cuts the largest results to top and computes the
+// shares.
+func (r *Report) finish(top int) {
+	sort.Slice(r.Roles, func(i, j int) bool {
+		a, b := r.Roles[i], r.Roles[j]
+		oa, ka := roleOrder[a.Role]
+		ob, kb := roleOrder[b.Role]
+		if ka != kb {
+			return ka
+		}
+		if oa != ob {
+			return oa < ob
+		}
+		return a.Role < b.Role
+	})
+	sort.Slice(r.Tools, func(i, j int) bool {
+		a, b := r.Tools[i], r.Tools[j]
+		if at, bt := a.InputTokens+a.ResultTokens, b.InputTokens+b.ResultTokens; at != bt {
+			return at > bt
+		}
+		return a.Name < b.Name
+	})
+	sort.SliceStable(r.Largest, func(i, j int) bool { return r.Largest[i].Tokens > r.Largest[j].Tokens })
+	if top >= 0 && len(r.Largest) > top {
+		r.Largest = r.Largest[:top]
+	}
+	sort.Slice(r.FilesRead, func(i, j int) bool {
+		a, b := r.FilesRead[i], r.FilesRead[j]
+		if a.Tokens != b.Tokens {
+			return a.Tokens > b.Tokens
+		}
+		return a.Path < b.Path
+	})
+	r.ToolOutputShare = 0
+	if r.Tokens > 0 {
+		r.ToolOutputShare = round4(float64(r.ToolOutputTokens) / float64(r.Tokens))
+	}
+	// Empty lists are [] in JSON, not null.
+	if r.Roles == nil {
+		r.Roles = []Role{}
+	}
+	if r.Tools == nil {
+		r.Tools = []Tool{}
+	}
+	if r.Largest == nil {
+		r.Largest = []Result{}
+	}
+	if r.FilesRead == nil {
+		r.FilesRead = []FileRead{}
+	}
+}
+
+func round4(f float64) float64 { return float64(int(f*10000+0.5)) / 10000 }
+
+// Merge adds reports together, for a total over several transcripts. Each
+// report's largest results are labelled with its file.
+func Merge(reports []Report, top int) Report {
+	var total Report
+	roles := map[string]*Role{}
+	tls := map[string]*Tool{}
+	files := map[string]*FileRead{}
+	formats := map[string]bool{}
+	for _, r := range reports {
+		formats[r.Format] = true
+		total.Messages += r.Messages
+		total.Tokens += r.Tokens
+		total.ToolOutputTokens += r.ToolOutputTokens
+		total.Images += r.Images
+		total.ToolCalls += r.ToolCalls
+		total.ToolResults += r.ToolResults
+		total.Errors += r.Errors
+		for _, x := range r.Roles {
+			if roles[x.Role] == nil {
+				roles[x.Role] = &Role{Role: x.Role}
+			}
+			roles[x.Role].Messages += x.Messages
+			roles[x.Role].Tokens += x.Tokens
+		}
+		for _, x := range r.Tools {
+			if tls[x.Name] == nil {
+				tls[x.Name] = &Tool{Name: x.Name, Kind: x.Kind}
+			}
+			t := tls[x.Name]
+			t.Calls += x.Calls
+			t.Errors += x.Errors
+			t.InputTokens += x.InputTokens
+			t.ResultTokens += x.ResultTokens
+		}
+		for _, x := range r.Largest {
+			x.File = r.File
+			total.Largest = append(total.Largest, x)
+		}
+		for _, x := range r.FilesRead {
+			if files[x.Path] == nil {
+				files[x.Path] = &FileRead{Path: x.Path}
+			}
+			f := files[x.Path]
+			f.Reads += x.Reads
+			f.Tokens += x.Tokens
+			f.RereadTokens += x.RereadTokens
+		}
+	}
+	if len(formats) == 1 {
+		for f := range formats {
+			total.Format = f
+		}
+	}
+	for _, x := range roles {
+		total.Roles = append(total.Roles, *x)
+	}
+	for _, x := range tls {
+		total.Tools = append(total.Tools, *x)
+	}
+	for _, x := range files {
+		total.FilesRead = append(total.FilesRead, *x)
+	}
+	total.finish(top)
+	return total
+}

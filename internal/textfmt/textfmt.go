@@ -1,0 +1,83 @@
+// Package textfmt formats numbers and aligned tables for people to read.
+package textfmt
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Int formats n with thousands separators: 1234567 → "1,234,567".
+func Int(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Percent formats a share (0.732) as "73.2%".
+func Percent(share float64) string {
+	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
+}
+
+// Table collects rows and writes them with aligned columns: numbers right,
+// text left. The first row is the header.
+type Table struct {
+	// Right marks the columns aligned right.
+	Right map[int]bool
+	// Indent prefixes every line.
+	Indent string
+	rows   [][]string
+}
+
+// Row adds a row.
+func (t *Table) Row(cells ...string) { t.rows = append(t.rows, cells) }
+
+// Write writes the table. The last column is not padded.
+func (t *Table) Write(w io.Writer) error {
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range t.rows {
+		var b strings.Builder
+		b.WriteString(t.Indent)
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			switch {
+			case t.Right[i]:
+				b.WriteString(pad + c)
+			case i == len(r)-1:
+				b.WriteString(c)
+			default:
+				b.WriteString(c + pad)
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}

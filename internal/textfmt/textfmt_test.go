@@ -1,0 +1,36 @@
+package textfmt
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInt(t *testing.T) {
+	cases := map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 45231: "45,231", 1234567: "1,234,567", -1234: "-1,234"}
+	for n, want := range cases {
+		if got := Int(n); got != want {
+			t.Errorf("Int(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestPercent(t *testing.T) {
+	if got := Percent(0.7321); got != "73.2%" {
+		t.Errorf("Percent(0.7321) = %q", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	tb := Table{Right: map[int]bool{1: true}, Indent: "  "}
+	tb.Row("TOOL", "TOKENS", "PATH")
+	tb.Row("Bash", "1,234", "go test")
+	tb.Row("Read", "5", "é.go")
+	var b strings.Builder
+	if err := tb.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "  TOOL  TOKENS  PATH\n  Bash   1,234  go test\n  Read       5  é.go\n"
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
