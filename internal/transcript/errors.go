@@ -42,7 +42,9 @@ func jsonError(data string, firstLine int) *SyntaxError {
 		if se.Offset > 0 {
 			offset = int(se.Offset) - 1
 		}
-		if strings.Contains(se.Error(), "unexpected end") {
+		// An error with nothing but white space after it means the input
+		// stopped early (a string cut at the end of the line is one).
+		if rest := data[min(offset, len(data)):]; strings.TrimSpace(rest) == "" || strings.Contains(se.Error(), "unexpected end") {
 			msg = "invalid JSON: truncated (unexpected end of input)"
 			offset = len(strings.TrimRight(data, " \t\r\n"))
 		}

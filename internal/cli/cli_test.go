@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
+)
+
+// commands are the binaries, run by the test scripts as subprocesses of the
+// test binary.
+var commands = map[string]Command{
+	"ctx-count": Count,
+}
+
+func TestMain(m *testing.M) {
+	mains := map[string]func() int{}
+	for name, cmd := range commands {
+		mains[name] = func() int { return Main(cmd, os.Args, os.Stdin, os.Stdout, os.Stderr) }
+	}
+	os.Exit(testscript.RunMain(m, mains))
+}
+
+// TestScripts runs testdata/script/*.txtar: the binaries as a user runs them.
+// $FIXTURES is testdata/formats; $CORPUS the corpus of real transcripts, and
+// the condition [corpus] says whether it is there.
+func TestScripts(t *testing.T) {
+	fixtures := filepath.Join(testutil.Root(t), "testdata", "formats")
+	corpus := testutil.CorpusDir(t)
+	_, err := os.Stat(corpus)
+	haveCorpus := err == nil
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("FIXTURES", fixtures)
+			env.Setenv("CORPUS", corpus)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "corpus" {
+				return haveCorpus, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exits CODE CMD ARGS... runs a command and checks its exit code.
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: exits CODE CMD [ARGS...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				err = ts.Exec(args[1], args[2:]...)
+				got := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					got = ee.ExitCode()
+				} else if err != nil {
+					ts.Fatalf("%v", err)
+				}
+				if got != want {
+					ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+				}
+			},
+		},
+	})
+}
+
+// TestBrokenPipe runs ctx-count | head -1 in a shell: the report is cut,
+// and ctx-count ends quietly with status 0.
+func TestBrokenPipe(t *testing.T) {
+	sh, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(dir, "ctx-count")); err != nil {
+		t.Fatal(err)
+	}
+	// A report far larger than a pipe's buffer.
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"role":"user","content":"x"}`)
+	}
+	b.WriteString("]")
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, "-c", `set -o pipefail; ctx-count --tee in.json | head -c 10 >/dev/null`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("ctx-count | head: %v, stderr %q; want status 0 and nothing on stderr", err, stderr.String())
+	}
+}
+
+// errWriter fails every write as a closed pipe does.
+type errWriter struct{}
+
+func (errWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+func TestRunBrokenPipeIsQuiet(t *testing.T) {
+	var stderr bytes.Buffer
+	in := strings.NewReader(`[{"role":"user","content":"hi"}]`)
+	if code := Run(Count, []string{"ctx-count"}, in, errWriter{}, &stderr); code != ExitOK || stderr.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr.String())
+	}
+}
+
+func TestReorder(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"ctx-count a.jsonl --json", "ctx-count --json -- a.jsonl"},
+		{"ctx-count --top 3 a.jsonl b.jsonl --budget=9", "ctx-count --top 3 --budget=9 -- a.jsonl b.jsonl"},
+		{"ctx-count a.jsonl -- --weird-name", "ctx-count -- a.jsonl -- --weird-name"},
+		{"ctx-count - --tee", "ctx-count --tee -- -"},
+		{"ctx-count --json", "ctx-count --json"},
+	}
+	for _, c := range cases {
+		got := strings.Join(reorder(strings.Fields(c.in), Count.Flags), " ")
+		if got != c.want {
+			t.Errorf("reorder(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
