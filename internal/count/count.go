@@ -97,7 +97,7 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	resIdx := make([]int, len(t.Results))
 	resImages := make([]int, len(t.Results))
 	for i, r := range t.Results {
-		resIdx[i] = add(r.Text)
+		resIdx[i] = add(r.Text())
 		for _, b := range r.Images {
 			resImages[i] += imageCost(b)
 			images++

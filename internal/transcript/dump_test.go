@@ -39,7 +39,7 @@ func dump(t *Transcript) string {
 			if r.HasExitCode {
 				fmt.Fprintf(&b, " exit=%d", r.ExitCode)
 			}
-			fmt.Fprintf(&b, " failed=%v images=%d\n    text %s\n", r.Failed(), len(r.Images), short(r.Text))
+			fmt.Fprintf(&b, " failed=%v images=%d\n    text %s\n", r.Failed(), len(r.Images), short(r.Text()))
 			for _, mi := range r.Mirrors() {
 				fmt.Fprintf(&b, "    mirror %s %s\n", mi.Field, short(mi.Text))
 			}

@@ -22,6 +22,7 @@ const (
 // contentRef locates a result's content in the input.
 type contentRef struct {
 	kind       contentKind
+	value      value // the content; for inEmbedded, the inner "output"
 	start, end int
 	key        string   // inMissing: the field to add
 	textType   string   // inBlocks: the type a rewritten text block gets
@@ -29,91 +30,105 @@ type contentRef struct {
 	embedded   string   // inEmbedded: the decoded object
 }
 
+// text decodes the content's text.
+func (c *contentRef) text() string {
+	switch c.kind {
+	case inString, inEmbedded:
+		return c.value.str()
+	case inBlocks:
+		return blocksText(c.value)
+	}
+	return ""
+}
+
 // mirror is a string field that repeats a result's output.
 type mirror struct {
 	field      string
+	value      value
 	text       string
+	set        bool // text replaces value
 	start, end int
 }
 
-func span(v gjson.Result) (int, int) { return v.Index, v.Index + len(v.Raw) }
-
-// resultContent reads the content value c of a result held in the object
-// parent (under key), and the text and images in it.
-func resultContent(parent, c gjson.Result, key, textType string) (contentRef, string, []Block) {
-	ref := contentRef{key: key, textType: textType}
-	ref.start, ref.end = span(c)
-	switch {
-	case !c.Exists():
-		ref.kind = inMissing
-		ref.start, ref.end = span(parent)
-		return ref, "", nil
-	case c.Type == gjson.String:
-		ref.kind = inString
-		return ref, c.String(), nil
-	case c.IsArray():
-		text, images, keep, _ := readContent(c)
-		ref.kind, ref.keep = inBlocks, keep
-		return ref, text, images
+func (m *mirror) Text() string {
+	if m.set {
+		return m.text
 	}
-	ref.kind = inNull
-	return ref, "", nil
+	return m.value.str()
+}
+
+// resultContent locates the content value c of a result held in the object
+// parent (under key), and reads the images in it. The text is decoded when
+// asked for.
+func resultContent(parent, c value, key, textType string) (contentRef, []Block) {
+	ref := contentRef{key: key, textType: textType, value: c}
+	ref.start, ref.end = c.span()
+	switch {
+	case !c.exists():
+		ref.kind = inMissing
+		ref.start, ref.end = parent.span()
+	case c.isString():
+		ref.kind = inString
+	case c.isArray():
+		images, keep := scanBlocks(c)
+		ref.kind, ref.keep = inBlocks, keep
+		return ref, images
+	default:
+		ref.kind = inNull
+	}
+	return ref, nil
 }
 
 // --- Anthropic Messages and Claude Code ---
 
-// anthropicMessage reads a Messages API message. line is the Claude Code line
-// around it, whose toolUseResult mirrors the tool's output.
-func (p *parser) anthropicMessage(v gjson.Result, pos Pos, line gjson.Result) *Message {
-	role := v.Get("role").String()
+// anthropicMessage reads a Messages API message. tur is the toolUseResult of
+// the Claude Code line around it, which mirrors the tool's output.
+func (p *parser) anthropicMessage(v value, pos Pos, tur value) {
+	f := v.fields("role", "content")
+	role, c := f[0].str(), f[1]
 	if !knownRole(role) {
-		return nil
+		return
 	}
 	m := p.message(role, pos)
-	c := v.Get("content")
-	if c.Type == gjson.String {
-		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.String()})
-		return m
+	if c.isString() {
+		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.str()})
+		return
 	}
-	c.ForEach(func(_, b gjson.Result) bool {
-		switch b.Get("type").String() {
+	c.each(func(b value) bool {
+		f := b.fields("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error")
+		switch f[0].str() {
 		case "text":
-			m.Blocks = append(m.Blocks, Block{Type: Text, Text: b.Get("text").String()})
+			m.Blocks = append(m.Blocks, Block{Type: Text, Text: f[1].str()})
 		case "thinking":
-			m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: b.Get("thinking").String()})
+			m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: f[2].str()})
 		case "image":
 			img, _ := imageBlock(b)
 			m.Blocks = append(m.Blocks, img)
 		case "tool_use", "server_tool_use":
-			p.call(m, b.Get("id").String(), b.Get("name").String(), rawOr(b.Get("input"), "{}"), false)
+			p.call(m, f[3].str(), f[4].str(), f[5].rawOr("{}"), false)
 		case "tool_result":
-			ref, text, images := resultContent(b, b.Get("content"), "content", "text")
-			r := p.result(m, b.Get("tool_use_id").String(), ref, text, images)
-			r.IsError = b.Get("is_error").Bool()
+			ref, images := resultContent(b, f[7], "content", "text")
+			r := p.result(m, f[6].str(), ref, images)
+			r.IsError = f[8].isTrue()
 		}
 		return true
 	})
-	if line.Exists() && len(m.Results) == 1 {
-		m.Results[0].mirrors = claudeMirrors(line.Get("toolUseResult"))
+	if tur.exists() && len(m.Results) == 1 {
+		m.Results[0].mirrors = claudeMirrors(tur)
 	}
-	return m
-}
-
-func rawOr(v gjson.Result, def string) string {
-	if !v.Exists() {
-		return def
-	}
-	return v.Raw
 }
 
 // anthropicSystem reads the top-level system prompt of a request body.
-func (p *parser) anthropicSystem() {
-	sys := gjson.Get(p.t.src, "system")
-	text, _, _, _ := readContent(sys)
+func (p *parser) anthropicSystem(root value) {
+	sys := root.get("system")
+	text := sys.str()
+	if sys.isArray() {
+		text = blocksText(sys)
+	}
 	if text == "" {
 		return
 	}
-	m := &Message{Role: "system", Pos: Pos{Line: newLineCounter(p.t.src).at(sys.Index), Element: -1},
+	m := &Message{Role: "system", Pos: Pos{Line: newLineCounter(p.t.src).at(sys.off), Element: -1},
 		Blocks: []Block{{Type: Text, Text: text}}}
 	p.t.Messages = append([]*Message{m}, p.t.Messages...)
 	for i, m := range p.t.Messages {
@@ -121,13 +136,14 @@ func (p *parser) anthropicSystem() {
 	}
 }
 
-func (p *parser) claudeCodeLine(v gjson.Result, pos Pos) {
+func (p *parser) claudeCodeLine(v value, pos Pos) {
+	f := v.fields("type", "message", "toolUseResult", "cwd")
 	if p.t.Cwd == "" {
-		p.t.Cwd = v.Get("cwd").String()
+		p.t.Cwd = f[3].str()
 	}
-	switch v.Get("type").String() {
+	switch f[0].str() {
 	case "user", "assistant":
-		p.anthropicMessage(v.Get("message"), pos, v)
+		p.anthropicMessage(f[1], pos, f[2])
 	}
 }
 
@@ -135,28 +151,28 @@ func (p *parser) claudeCodeLine(v gjson.Result, pos Pos) {
 // output (Bash's stdout and stderr, Read's file.content, Grep's content,
 // Task's content blocks, WebFetch's result); paths, counts and an edit's
 // file snapshots are not output.
-var claudeOutputFields = []string{"stdout", "stderr", "content", "output", "result", "file.content"}
+var claudeOutputFields = []string{"stdout", "stderr", "content", "output", "result", "file"}
 
-func claudeMirrors(tur gjson.Result) []mirror {
-	if tur.Type == gjson.String {
+func claudeMirrors(tur value) []mirror {
+	if tur.isString() {
 		return []mirror{newMirror("toolUseResult", tur)}
 	}
-	if !tur.IsObject() {
-		return nil
-	}
 	var out []mirror
-	for _, f := range claudeOutputFields {
-		v := tur.Get(f)
+	for i, v := range tur.fields(claudeOutputFields...) {
+		name := "toolUseResult." + claudeOutputFields[i]
+		if claudeOutputFields[i] == "file" {
+			v, name = v.get("content"), name+".content"
+		}
 		switch {
-		case v.Type == gjson.String && v.Str != "":
-			out = append(out, newMirror("toolUseResult."+f, v))
-		case v.IsArray():
-			i := 0
-			v.ForEach(func(_, b gjson.Result) bool {
-				if t := b.Get("text"); t.Type == gjson.String && t.Str != "" {
-					out = append(out, newMirror("toolUseResult."+f+"."+strconv.Itoa(i)+".text", t))
+		case v.isString() && v.raw != `""`:
+			out = append(out, newMirror(name, v))
+		case v.isArray():
+			j := 0
+			v.each(func(b value) bool {
+				if t := b.get("text"); t.isString() && t.raw != `""` {
+					out = append(out, newMirror(name+"."+strconv.Itoa(j)+".text", t))
 				}
-				i++
+				j++
 				return true
 			})
 		}
@@ -164,9 +180,9 @@ func claudeMirrors(tur gjson.Result) []mirror {
 	return out
 }
 
-func newMirror(field string, v gjson.Result) mirror {
-	m := mirror{field: field, text: v.String()}
-	m.start, m.end = span(v)
+func newMirror(field string, v value) mirror {
+	m := mirror{field: field, value: v}
+	m.start, m.end = v.span()
 	return m
 }
 
@@ -180,74 +196,79 @@ func knownRole(role string) bool {
 
 // --- OpenAI Chat Completions ---
 
-func (p *parser) openaiMessage(v gjson.Result, pos Pos) {
-	role := v.Get("role").String()
+func (p *parser) openaiMessage(v value, pos Pos) {
+	f := v.fields("role", "content", "tool_calls", "tool_call_id", "extra")
+	role, c := f[0].str(), f[1]
 	if !knownRole(role) {
 		return // e.g. mini-swe-agent's final "exit": passed through
 	}
 	m := p.message(role, pos)
-	c := v.Get("content")
 	if role == "tool" {
-		ref, text, images := resultContent(v, c, "content", "text")
-		r := p.result(m, v.Get("tool_call_id").String(), ref, text, images)
-		if raw := v.Get("extra.raw_output"); raw.Type == gjson.String {
-			r.mirrors = []mirror{newMirror("extra.raw_output", raw)}
+		ref, images := resultContent(v, c, "content", "text")
+		r := p.result(m, f[3].str(), ref, images)
+		// mini-swe-agent keeps the raw output and the return code aside.
+		extra := f[4].fields("raw_output", "returncode")
+		if extra[0].isString() {
+			r.mirrors = []mirror{newMirror("extra.raw_output", extra[0])}
 		}
-		if rc := v.Get("extra.returncode"); rc.Type == gjson.Number {
-			r.ExitCode, r.HasExitCode = int(rc.Int()), true
+		if extra[1].isNumber() {
+			r.ExitCode, r.HasExitCode = extra[1].int(), true
 		}
 		return
 	}
-	text, images, _, _ := readContent(c)
-	m.Blocks = contentBlocks(text, images)
-	v.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
-		args := tc.Get("function.arguments")
-		input := args.String()
-		if args.Type != gjson.String {
-			input = rawOr(args, "")
+	m.Blocks = messageBlocks(c)
+	f[2].each(func(tc value) bool {
+		f := tc.fields("id", "function")
+		fn := f[1].fields("name", "arguments")
+		input := fn[1].str()
+		if !fn[1].isString() {
+			input = fn[1].raw
 		}
-		p.call(m, tc.Get("id").String(), tc.Get("function.name").String(), input, false)
+		p.call(m, f[0].str(), fn[0].str(), input, false)
 		return true
 	})
 }
 
 // --- Codex rollouts and Responses API items ---
 
-func (p *parser) codexRecord(v gjson.Result, pos Pos) {
-	payload := v.Get("payload")
-	if !payload.Exists() {
+func (p *parser) codexRecord(v value, pos Pos) {
+	f := v.fields("type", "payload")
+	payload := f[1]
+	if !payload.exists() {
 		p.responsesItem(v, pos) // a bare array of Responses API items
 		return
 	}
-	switch v.Get("type").String() {
+	switch f[0].str() {
 	case "session_meta":
+		pf := payload.fields("cwd", "base_instructions", "instructions")
 		if p.t.Cwd == "" {
-			p.t.Cwd = payload.Get("cwd").String()
+			p.t.Cwd = pf[0].str()
 		}
-		instr := payload.Get("base_instructions.text")
-		if instr.Type != gjson.String {
-			instr = payload.Get("instructions")
+		instr := pf[1].get("text")
+		if !instr.isString() {
+			instr = pf[2]
 		}
-		if s := instr.String(); instr.Type == gjson.String && s != "" {
+		if instr.isString() && instr.raw != `""` {
 			m := p.message("system", pos)
-			m.Blocks = []Block{{Type: Text, Text: s}}
+			m.Blocks = []Block{{Type: Text, Text: instr.str()}}
 		}
 	case "turn_context":
 		if p.t.Cwd == "" {
-			p.t.Cwd = payload.Get("cwd").String()
+			p.t.Cwd = payload.get("cwd").str()
 		}
 	case "response_item":
 		p.responsesItem(payload, pos)
 	case "event_msg":
-		switch payload.Get("type").String() {
+		pf := payload.fields("type", "message", "call_id")
+		switch pf[0].str() {
 		case "user_message":
 			m := p.message("user", pos)
-			m.Blocks = []Block{{Type: Text, Text: payload.Get("message").String()}}
+			m.Blocks = []Block{{Type: Text, Text: pf[1].str()}}
 			p.eventUsers = append(p.eventUsers, m)
 		case "exec_command_end":
-			if id := payload.Get("call_id").String(); id != "" {
+			if id := pf[2].str(); id != "" {
 				if p.eventEnds == nil {
-					p.eventEnds = map[string]gjson.Result{}
+					p.eventEnds = map[string]value{}
 				}
 				p.eventEnds[id] = payload
 			}
@@ -255,11 +276,15 @@ func (p *parser) codexRecord(v gjson.Result, pos Pos) {
 	}
 }
 
-func (p *parser) responsesItem(item gjson.Result, pos Pos) {
-	typ := item.Get("type").String()
+func (p *parser) responsesItem(item value, pos Pos) {
+	f := item.fields("type", "role", "content", "call_id", "id", "name", "arguments", "input", "action", "output", "summary")
+	typ, id := f[0].str(), f[3].str()
+	if id == "" {
+		id = f[4].str()
+	}
 	switch typ {
 	case "message", "":
-		role := item.Get("role").String()
+		role := f[1].str()
 		if !knownRole(role) {
 			return
 		}
@@ -267,53 +292,42 @@ func (p *parser) responsesItem(item gjson.Result, pos Pos) {
 			p.itemUsers = true
 		}
 		m := p.message(role, pos)
-		text, images, _, _ := readContent(item.Get("content"))
-		m.Blocks = contentBlocks(text, images)
+		m.Blocks = messageBlocks(f[2])
 	case "reasoning":
 		m := p.message("assistant", pos)
-		for _, key := range []string{"summary", "content"} {
-			item.Get(key).ForEach(func(_, b gjson.Result) bool {
-				if t := b.Get("text"); t.Type == gjson.String {
-					m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: t.String()})
+		for _, list := range []value{f[10], f[2]} { // summary, then content
+			list.each(func(b value) bool {
+				if t := b.get("text"); t.isString() {
+					m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: t.str()})
 				}
 				return true
 			})
 		}
 	case "function_call":
-		m := p.message("assistant", pos)
-		p.call(m, item.Get("call_id").String(), item.Get("name").String(), item.Get("arguments").String(), false)
+		p.call(p.message("assistant", pos), id, f[5].str(), f[6].str(), false)
 	case "custom_tool_call":
-		m := p.message("assistant", pos)
-		p.call(m, item.Get("call_id").String(), item.Get("name").String(), item.Get("input").String(), true)
+		p.call(p.message("assistant", pos), id, f[5].str(), f[7].str(), true)
 	case "local_shell_call", "web_search_call":
-		m := p.message("assistant", pos)
-		id := item.Get("call_id").String()
-		if id == "" {
-			id = item.Get("id").String()
-		}
-		p.call(m, id, typ, rawOr(item.Get("action"), "{}"), false)
+		p.call(p.message("assistant", pos), id, typ, f[8].rawOr("{}"), false)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		m := p.message("tool", pos)
-		out := item.Get("output")
-		ref, text, images := resultContent(item, out, "output", "input_text")
-		var exit gjson.Result
-		if ref.kind == inString {
+		out := f[9]
+		ref, images := resultContent(item, out, "output", "input_text")
+		exit, hasExit := 0, false
+		if ref.kind == inString && strings.HasPrefix(out.raw, `"{`) {
 			// Some versions wrap the output as a JSON string of
 			// {"output": ..., "metadata": {"exit_code": ...}}.
-			if s := out.String(); strings.HasPrefix(s, "{") && gjson.Valid(s) {
-				if inner := gjson.Get(s, "output"); inner.Type == gjson.String {
-					ref.kind, ref.embedded, text = inEmbedded, s, inner.String()
-					exit = gjson.Get(s, "metadata.exit_code")
+			if s := out.str(); gjson.Valid(s) {
+				inner := value{raw: s}.fields("output", "metadata")
+				if inner[0].isString() {
+					ref.kind, ref.embedded, ref.value = inEmbedded, s, inner[0]
+					if code := inner[1].get("exit_code"); code.isNumber() {
+						exit, hasExit = code.int(), true
+					}
 				}
 			}
 		}
-		id := item.Get("call_id").String()
-		if id == "" {
-			id = item.Get("id").String()
-		}
-		r := p.result(m, id, ref, text, images)
-		if exit.Type == gjson.Number {
-			r.ExitCode, r.HasExitCode = int(exit.Int()), true
-		}
+		r := p.result(m, id, ref, images)
+		r.ExitCode, r.HasExitCode = exit, hasExit
 	}
 }

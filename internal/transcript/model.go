@@ -17,11 +17,12 @@ type parser struct {
 	// Codex: user input seen only as event_msg user_message lines. They are
 	// counted only when the rollout has no user message items of its own,
 	// since full rollouts hold both.
+	root       value // the document, for a request body's top-level fields
 	eventUsers []*Message
 	itemUsers  bool
 	// Codex: exec_command_end events repeat a command's output and exit
 	// code, by call id.
-	eventEnds map[string]gjson.Result
+	eventEnds map[string]value
 }
 
 func (p *parser) parse(records []record) {
@@ -30,7 +31,7 @@ func (p *parser) parse(records []record) {
 		case OpenAI:
 			p.openaiMessage(r.v, r.pos)
 		case Anthropic:
-			p.anthropicMessage(r.v, r.pos, gjson.Result{})
+			p.anthropicMessage(r.v, r.pos, value{})
 		case ClaudeCode:
 			p.claudeCodeLine(r.v, r.pos)
 		case Codex:
@@ -38,7 +39,7 @@ func (p *parser) parse(records []record) {
 		}
 	}
 	if p.t.Format == Anthropic && p.t.Layout == Object {
-		p.anthropicSystem()
+		p.anthropicSystem(p.root)
 	}
 	if len(p.eventUsers) > 0 && p.itemUsers {
 		p.dropEventUsers()
@@ -59,13 +60,15 @@ func (p *parser) attachEventEnds() {
 			continue
 		}
 		delete(p.eventEnds, r.CallID) // one event per result
-		for _, f := range []string{"aggregated_output", "stdout", "stderr", "formatted_output"} {
-			if v := ev.Get(f); v.Type == gjson.String && v.Str != "" {
-				r.mirrors = append(r.mirrors, newMirror(f, v))
+		names := []string{"aggregated_output", "stdout", "stderr", "formatted_output", "exit_code"}
+		f := ev.fields(names...)
+		for i, v := range f[:4] {
+			if v.isString() && v.raw != `""` {
+				r.mirrors = append(r.mirrors, newMirror(names[i], v))
 			}
 		}
-		if code := ev.Get("exit_code"); code.Type == gjson.Number && !r.HasExitCode {
-			r.ExitCode, r.HasExitCode = int(code.Int()), true
+		if code := f[4]; code.isNumber() && !r.HasExitCode {
+			r.ExitCode, r.HasExitCode = code.int(), true
 		}
 	}
 }
@@ -80,7 +83,7 @@ func (p *parser) message(role string, pos Pos) *Message {
 // call adds a tool call to m. input is the arguments as written: JSON text,
 // or for custom tools their free-form input (isText).
 func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
-	var in gjson.Result
+	var in gjson.Result // arguments that are not valid JSON classify by name alone
 	switch {
 	case isText:
 		in = gjson.Result{Type: gjson.String, Str: input}
@@ -95,8 +98,8 @@ func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
 }
 
 // result adds a tool result to m.
-func (p *parser) result(m *Message, callID string, content contentRef, text string, images []Block) *Result {
-	r := &Result{Index: len(p.t.Results), CallID: callID, Message: m, Text: text, Images: images, content: content}
+func (p *parser) result(m *Message, callID string, content contentRef, images []Block) *Result {
+	r := &Result{Index: len(p.t.Results), CallID: callID, Message: m, Images: images, content: content}
 	p.t.Results = append(p.t.Results, r)
 	m.Results = append(m.Results, r)
 	return r
@@ -121,7 +124,7 @@ func (p *parser) pair() {
 		c.Result, r.Call = r, c
 		// Shell tools print their exit code into the output.
 		if !r.HasExitCode && c.Args.Command != "" {
-			r.ExitCode, r.HasExitCode = exitCodeFromText(r.Text)
+			r.ExitCode, r.HasExitCode = exitCodeFromText(r.Text())
 		}
 	}
 }
@@ -141,35 +144,58 @@ func (p *parser) dropEventUsers() {
 	p.t.Messages = kept
 }
 
-// content reads a message's or a result's content: a string, or an array of
-// blocks whose text blocks (text, input_text, output_text) are joined with
-// newlines and whose images are kept. It also returns the raw non-text
-// blocks, which a rewrite keeps.
-func readContent(c gjson.Result) (text string, images []Block, keep []string, isArray bool) {
-	switch {
-	case c.Type == gjson.String:
-		return c.String(), nil, nil, false
-	case !c.IsArray():
-		return "", nil, nil, false
+// messageBlocks reads a message's content: a string, or an array of blocks
+// whose text blocks (text, input_text, output_text) and images are kept.
+func messageBlocks(c value) []Block {
+	if c.isString() {
+		return []Block{{Type: Text, Text: c.str()}}
 	}
-	var b strings.Builder
-	n := 0
-	c.ForEach(func(_, blk gjson.Result) bool {
-		if t := blk.Get("text"); t.Type == gjson.String && isTextType(blk.Get("type").String()) {
-			if n > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(t.String())
-			n++
+	var out []Block
+	c.each(func(blk value) bool {
+		f := blk.fields("type", "text")
+		if f[1].isString() && isTextType(f[0].str()) {
+			out = append(out, Block{Type: Text, Text: f[1].str()})
+		} else if img, ok := imageBlock(blk); ok {
+			out = append(out, img)
+		}
+		return true
+	})
+	return out
+}
+
+// scanBlocks reads the images of a result's array of blocks, and the raw
+// non-text blocks, which a rewrite keeps.
+func scanBlocks(c value) (images []Block, keep []string) {
+	c.each(func(blk value) bool {
+		f := blk.fields("type", "text")
+		if f[1].isString() && isTextType(f[0].str()) {
 			return true
 		}
 		if img, ok := imageBlock(blk); ok {
 			images = append(images, img)
 		}
-		keep = append(keep, blk.Raw)
+		keep = append(keep, blk.raw)
 		return true
 	})
-	return b.String(), images, keep, true
+	return images, keep
+}
+
+// blocksText joins the text blocks of an array of blocks with newlines.
+func blocksText(c value) string {
+	var b strings.Builder
+	n := 0
+	c.each(func(blk value) bool {
+		f := blk.fields("type", "text")
+		if f[1].isString() && isTextType(f[0].str()) {
+			if n > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(f[1].str())
+			n++
+		}
+		return true
+	})
+	return b.String()
 }
 
 func isTextType(t string) bool {
@@ -183,17 +209,18 @@ func isTextType(t string) bool {
 // imageBlock reads an image in any of the formats' shapes: Anthropic's
 // source (base64 or url), OpenAI's image_url, the Responses API's
 // input_image.
-func imageBlock(b gjson.Result) (Block, bool) {
-	switch b.Get("type").String() {
+func imageBlock(b value) (Block, bool) {
+	f := b.fields("type", "source", "image_url")
+	switch f[0].str() {
 	case "image":
-		src := b.Get("source")
-		return Block{Type: Image, MediaType: src.Get("media_type").String(), Data: src.Get("data").String(), URL: src.Get("url").String()}, true
+		src := f[1].fields("media_type", "data", "url")
+		return Block{Type: Image, MediaType: src[0].str(), Data: src[1].str(), URL: src[2].str()}, true
 	case "image_url", "input_image":
-		url := b.Get("image_url")
-		if url.IsObject() {
-			url = url.Get("url")
+		url := f[2]
+		if url.isObject() {
+			url = url.get("url")
 		}
-		return dataURL(url.String()), true
+		return dataURL(url.str()), true
 	}
 	return Block{}, false
 }
@@ -206,15 +233,6 @@ func dataURL(u string) Block {
 		}
 	}
 	return Block{Type: Image, URL: u}
-}
-
-// contentBlocks turns the text and images of readContent into blocks.
-func contentBlocks(text string, images []Block) []Block {
-	var out []Block
-	if text != "" {
-		out = append(out, Block{Type: Text, Text: text})
-	}
-	return append(out, images...)
 }
 
 // Exit codes that tools print into their output: Claude Code's Bash

@@ -3,6 +3,7 @@ package transcript
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -21,7 +22,7 @@ type Options struct {
 // record is one top-level value: a JSONL line or an element of the messages
 // array. Its gjson value carries absolute offsets into the input.
 type record struct {
-	v   gjson.Result
+	v   value
 	pos Pos
 }
 
@@ -31,13 +32,13 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 	// The input is read-only from here on, so a string view of it saves
 	// copying what may be hundreds of megabytes.
 	src := unsafe.String(unsafe.SliceData(data), len(data))
-	layout, records, err := split(src)
+	layout, root, records, err := split(src)
 	if err != nil {
 		return nil, err
 	}
 	format := opts.Format
 	if format == "" {
-		if format, err = sniff(src, layout, records); err != nil {
+		if format, err = sniff(root, layout, records); err != nil {
 			return nil, err
 		}
 	}
@@ -45,17 +46,17 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 	if table == nil {
 		table = tools.NewTable(nil)
 	}
-	p := &parser{t: &Transcript{Format: format, Layout: layout, src: src}, tools: table}
+	p := &parser{t: &Transcript{Format: format, Layout: layout, src: src}, tools: table, root: root}
 	p.parse(records)
 	return p.t, nil
 }
 
-// split finds the layout and the records, and checks that every record is
-// valid JSON.
-func split(src string) (Layout, []record, error) {
+// split finds the layout, the document's root value (for a JSON array or
+// object) and the records, and checks that every record is valid JSON.
+func split(src string) (Layout, value, []record, error) {
 	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
 	if start == len(src) {
-		return "", nil, &SyntaxError{Line: 1, Element: -1, Msg: "empty input: expected a transcript (a JSON array, an object with \"messages\", or JSONL)"}
+		return "", value{}, nil, &SyntaxError{Line: 1, Element: -1, Msg: "empty input: expected a transcript (a JSON array, an object with \"messages\", or JSONL)"}
 	}
 	switch src[start] {
 	case '[':
@@ -75,13 +76,13 @@ func split(src string) (Layout, []record, error) {
 			return document(src, Object)
 		}
 		rest := strings.TrimSpace(src[end:])
-		if rest == "" && gjson.Get(first, "messages").IsArray() {
+		if rest == "" && (value{raw: first}).get("messages").isArray() {
 			return document(src, Object)
 		}
 		return jsonl(src)
 	}
 	line, col := lineCol(src, start)
-	return "", nil, &SyntaxError{Line: line, Column: col, Element: -1,
+	return "", value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1,
 		Msg: "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(src[start:])}
 }
 
@@ -96,33 +97,29 @@ func quoteSnippet(s string) string {
 	return strconv.Quote(string(r))
 }
 
-func document(src string, layout Layout) (Layout, []record, error) {
+func document(src string, layout Layout) (Layout, value, []record, error) {
 	if !gjson.Valid(src) {
-		return "", nil, jsonError(src, 1)
+		return "", value{}, nil, jsonError(src, 1)
 	}
-	root := gjson.Parse(src)
+	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
+	root := value{raw: strings.TrimRight(src[start:], " \t\r\n"), off: start}
 	msgs := root
 	if layout == Object {
-		if !root.IsObject() {
-			return "", nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: expected a JSON object with a \"messages\" array"}
-		}
-		msgs = root.Get("messages")
-		if !msgs.IsArray() {
-			return "", nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: the JSON object has no \"messages\" array"}
+		msgs = root.get("messages")
+		if !msgs.isArray() {
+			return "", value{}, nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: the JSON object has no \"messages\" array"}
 		}
 	}
 	var records []record
 	lines := newLineCounter(src)
-	i := 0
-	msgs.ForEach(func(_, v gjson.Result) bool {
-		records = append(records, record{v: v, pos: Pos{Line: lines.at(v.Index), Element: i}})
-		i++
+	msgs.each(func(v value) bool {
+		records = append(records, record{v: v, pos: Pos{Line: lines.at(v.off), Element: len(records)}})
 		return true
 	})
-	return layout, records, nil
+	return layout, root, records, nil
 }
 
-func jsonl(src string) (Layout, []record, error) {
+func jsonl(src string) (Layout, value, []record, error) {
 	var records []record
 	lineNo := 0
 	for off := 0; off < len(src); {
@@ -136,20 +133,19 @@ func jsonl(src string) (Layout, []record, error) {
 			end = len(src)
 		}
 		line := src[off:end]
-		trimmed := strings.TrimLeft(line, " \t\r\ufeff")
-		if strings.TrimSpace(trimmed) != "" {
+		lead := len(line) - len(strings.TrimLeft(line, " \t\r\ufeff"))
+		trimmed := strings.TrimRight(line[lead:], " \t\r")
+		if trimmed != "" {
 			if !gjson.Valid(trimmed) {
 				e := jsonError(trimmed, lineNo)
-				e.Column += len([]rune(line)) - len([]rune(trimmed))
-				return "", nil, e
+				e.Column += utf8.RuneCountInString(line[:lead])
+				return "", value{}, nil, e
 			}
-			v := gjson.Parse(trimmed)
-			v.Index += off + len(line) - len(trimmed)
-			records = append(records, record{v: v, pos: Pos{Line: lineNo, Element: -1}})
+			records = append(records, record{v: value{raw: trimmed, off: off + lead}, pos: Pos{Line: lineNo, Element: -1}})
 		}
 		off = next
 	}
-	return JSONL, records, nil
+	return JSONL, value{}, records, nil
 }
 
 // lineCounter turns increasing offsets into line numbers in one pass.
@@ -170,8 +166,8 @@ func (c *lineCounter) at(off int) int {
 }
 
 // sniff tells the format from the records.
-func sniff(src string, layout Layout, records []record) (Format, error) {
-	if layout == Object && gjson.Get(src, "system").Exists() {
+func sniff(root value, layout Layout, records []record) (Format, error) {
+	if layout == Object && root.get("system").exists() {
 		// A Messages API request body keeps the system prompt at the top.
 		for _, r := range records {
 			if f := sniffRecord(r.v); f == OpenAI {
@@ -180,18 +176,16 @@ func sniff(src string, layout Layout, records []record) (Format, error) {
 		}
 		return Anthropic, nil
 	}
-	weak := Format("")
+	weak := false
 	for _, r := range records {
 		switch f := sniffRecord(r.v); f {
-		case Codex, ClaudeCode, Anthropic:
+		case Codex, ClaudeCode, Anthropic, OpenAI:
 			return f, nil
-		case OpenAI:
-			return OpenAI, nil
 		case "?":
-			weak = OpenAI // a plain message: both formats read it alike
+			weak = true // a plain message: both formats read it alike
 		}
 	}
-	if weak != "" || len(records) == 0 && layout != JSONL {
+	if weak || len(records) == 0 && layout != JSONL {
 		return OpenAI, nil
 	}
 	pos := Pos{Line: 1, Element: -1}
@@ -204,46 +198,43 @@ func sniff(src string, layout Layout, records []record) (Format, error) {
 
 // sniffRecord returns the format a record shows for sure, "?" for a plain
 // chat message that openai and anthropic read alike, or "" for nothing known.
-func sniffRecord(v gjson.Result) Format {
-	if !v.IsObject() {
-		return ""
-	}
-	typ := v.Get("type").String()
-	if v.Get("payload").Exists() && typ != "" {
+func sniffRecord(v value) Format {
+	f := v.fields("type", "payload", "message", "leafUuid", "sessionId", "role", "tool_calls", "tool_call_id", "content")
+	typ := f[0].str()
+	switch {
+	case f[1].exists() && typ != "":
 		return Codex
-	}
-	if v.Get("message").IsObject() || v.Get("leafUuid").Exists() || v.Get("sessionId").Exists() && typ != "" {
+	case f[2].isObject() || f[3].exists() || f[4].exists() && typ != "":
 		return ClaudeCode
-	}
-	if responsesItemTypes[typ] || typ == "message" {
+	case responsesItemTypes[typ] || typ == "message":
 		// Chat and Messages API messages have no type; Responses API items do.
 		return Codex
 	}
-	role := v.Get("role").String()
-	if role == "" {
+	role := f[5].str()
+	switch {
+	case role == "":
 		return ""
-	}
-	if role == "tool" || role == "function" || role == "developer" || v.Get("tool_calls").Exists() || v.Get("tool_call_id").Exists() {
+	case role == "tool" || role == "function" || role == "developer" || f[6].exists() || f[7].exists():
 		return OpenAI
+	case !f[8].isArray():
+		return "?"
 	}
-	if c := v.Get("content"); c.IsArray() {
-		f := Format("?")
-		c.ForEach(func(_, b gjson.Result) bool {
-			switch b.Get("type").String() {
-			case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
-				f = Anthropic
-			case "image":
-				if b.Get("source").Exists() {
-					f = Anthropic
-				}
-			case "image_url", "input_audio", "refusal":
-				f = OpenAI
+	format := Format("?")
+	f[8].each(func(b value) bool {
+		bf := b.fields("type", "source")
+		switch bf[0].str() {
+		case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
+			format = Anthropic
+		case "image":
+			if bf[1].exists() {
+				format = Anthropic
 			}
-			return f == "?"
-		})
-		return f
-	}
-	return "?"
+		case "image_url", "input_audio", "refusal":
+			format = OpenAI
+		}
+		return format == "?"
+	})
+	return format
 }
 
 // responsesItemTypes are the Responses API item types that only Codex (and a

@@ -125,7 +125,6 @@ type Result struct {
 	CallID  string
 	Call    *Call // nil for a result whose call is not in the transcript
 	Message *Message
-	Text    string // the output's text; several text blocks are joined by newlines
 	Images  []Block
 	IsError bool // the format marks the call as failed
 	// ExitCode is the command's exit status where the format or the output
@@ -135,6 +134,18 @@ type Result struct {
 
 	content contentRef
 	mirrors []mirror
+	text    string // the text, once decoded or set
+	decoded bool
+}
+
+// Text is the output's text; several text blocks are joined by newlines. It
+// is decoded from the input on first use: filters that look at a few
+// results do not pay for the rest. Not safe for concurrent first use.
+func (r *Result) Text() string {
+	if !r.decoded {
+		r.text, r.decoded = r.content.text(), true
+	}
+	return r.text
 }
 
 // Failed reports whether the call failed: marked as an error, or a non-zero
@@ -153,8 +164,8 @@ type Mirror struct {
 // Mirrors returns the result's mirrors: the string fields of the copy.
 func (r *Result) Mirrors() []Mirror {
 	out := make([]Mirror, len(r.mirrors))
-	for i, m := range r.mirrors {
-		out[i] = Mirror{Field: m.field, Text: m.text}
+	for i := range r.mirrors {
+		out[i] = Mirror{Field: r.mirrors[i].field, Text: r.mirrors[i].Text()}
 	}
 	return out
 }

@@ -73,8 +73,8 @@ func checkRewrite(t *testing.T, before *Transcript, out []byte) {
 	}
 	for i, r := range after.Results {
 		b := before.Results[i]
-		if r.Text != b.Text || r.CallID != b.CallID || (r.Call == nil) != (b.Call == nil) || len(r.Images) != len(b.Images) {
-			t.Errorf("result %d after rewrite: %q for %s, want %q for %s", i, r.Text, r.CallID, b.Text, b.CallID)
+		if r.Text() != b.Text() || r.CallID != b.CallID || (r.Call == nil) != (b.Call == nil) || len(r.Images) != len(b.Images) {
+			t.Errorf("result %d after rewrite: %q for %s, want %q for %s", i, r.Text(), r.CallID, b.Text(), b.CallID)
 		}
 		for j, m := range r.Mirrors() {
 			if want := b.Mirrors()[j].Text; m.Text != want {
@@ -99,7 +99,7 @@ func TestRoundTripIsByteIdentical(t *testing.T) {
 func TestSetTextSameTextIsNoChange(t *testing.T) {
 	tr, data := parseFile(t, filepath.Join(testutil.Root(t), "testdata", "formats", "claude-code.jsonl"))
 	for _, r := range tr.Results {
-		tr.SetText(r, r.Text)
+		tr.SetText(r, r.Text())
 	}
 	if tr.Changed() || !bytes.Equal(tr.Bytes(), data) {
 		t.Fatal("setting a result to its own text changed the output")
@@ -159,7 +159,7 @@ func TestHugeLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(tr.Results[0].Text); got != len(big) {
+	if got := len(tr.Results[0].Text()); got != len(big) {
 		t.Fatalf("result text is %d bytes, want %d", got, len(big))
 	}
 }

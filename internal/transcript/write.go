@@ -21,7 +21,7 @@ type edit struct {
 // text block followed by the non-text blocks it had); the rest of the input
 // is untouched. Mirrors are not changed: see SetMirror.
 func (t *Transcript) SetText(r *Result, text string) {
-	if text == r.Text {
+	if text == r.Text() {
 		return
 	}
 	c := r.content
@@ -56,17 +56,17 @@ func (t *Transcript) SetText(r *Result, text string) {
 		repl = jsonString(inner)
 	}
 	t.replace(c.start, c.end, repl)
-	r.Text = text
+	r.text, r.decoded = text, true
 }
 
 // SetMirror replaces the text of a result's i-th mirror (see Result.Mirrors).
 func (t *Transcript) SetMirror(r *Result, i int, text string) {
 	m := &r.mirrors[i]
-	if text == m.text {
+	if text == m.Text() {
 		return
 	}
 	t.replace(m.start, m.end, jsonString(text))
-	m.text = text
+	m.text, m.set = text, true
 }
 
 func (t *Transcript) replace(start, end int, repl string) {

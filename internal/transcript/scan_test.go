@@ -1,0 +1,104 @@
+package transcript
+
+import (
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// checkScan compares the scanner with gjson on one valid JSON document:
+// every key of every object and every element of every array, with its raw
+// text, offset and decoded string.
+func checkScan(t *testing.T, doc string) {
+	t.Helper()
+	var walk func(v value, g gjson.Result)
+	walk = func(v value, g gjson.Result) {
+		if v.raw != g.Raw {
+			t.Fatalf("raw %q, gjson has %q", v.raw, g.Raw)
+		}
+		if doc[v.off:v.off+len(v.raw)] != v.raw {
+			t.Fatalf("value %q is not at offset %d", v.raw, v.off)
+		}
+		if g.Type == gjson.String && v.str() != g.Str {
+			t.Fatalf("str() = %q, gjson has %q", v.str(), g.Str)
+		}
+		switch {
+		case g.IsObject():
+			var keys []string
+			var vals []gjson.Result
+			seen := map[string]bool{}
+			g.ForEach(func(k, gv gjson.Result) bool {
+				if !seen[k.Str] { // the first of repeated keys
+					seen[k.Str] = true
+					keys = append(keys, k.Str)
+					vals = append(vals, gv)
+				}
+				return true
+			})
+			got := v.fields(append(keys, "\x00absent")...)
+			if got[len(keys)].exists() {
+				t.Fatalf("an absent key was found in %q", v.raw)
+			}
+			for i := range keys {
+				if !got[i].exists() {
+					t.Fatalf("key %q of %q not found", keys[i], v.raw)
+				}
+				walk(got[i], vals[i])
+			}
+		case g.IsArray():
+			elems := g.Array()
+			i := 0
+			v.each(func(e value) bool {
+				if i >= len(elems) {
+					t.Fatalf("more elements than gjson finds in %q", v.raw)
+				}
+				walk(e, elems[i])
+				i++
+				return true
+			})
+			if i != len(elems) {
+				t.Fatalf("%d elements, gjson finds %d, in %q", i, len(elems), v.raw)
+			}
+		}
+	}
+	trimmed := len(doc) - len(trimLeftSpace(doc))
+	root := value{raw: trimRightSpace(doc[trimmed:]), off: trimmed}
+	walk(root, gjson.Parse(root.raw))
+}
+
+func trimLeftSpace(s string) string {
+	return s[skipSpace(s, 0):]
+}
+
+func trimRightSpace(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n' || s[i-1] == '\r') {
+		i--
+	}
+	return s[:i]
+}
+
+func TestScan(t *testing.T) {
+	for _, doc := range []string{
+		`{}`, `[]`, `{"a":1}`, ` { "a" : [ 1 , "x" , {"b":null} ] , "c" : true } `,
+		`{"a\"b":"q\\\"","c":"\\","d":"\u00e9\n","e\u0041":-1.5e3}`,
+		`["]","}","{","[",",",":"]`,
+		`{"k":{"k":{"k":"deep"}},"k":"second"}`,
+	} {
+		checkScan(t, doc)
+	}
+	if got := (value{raw: `{"eA":1}`}).get("eA"); got.raw != "1" {
+		t.Errorf("escaped key: got %q", got.raw)
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	f.Add(`{"a":[1,"x",{"b":null}],"c":"\"}"}`)
+	f.Add(`[{"role":"tool","content":"a\\"},2]`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		if !gjson.Valid(doc) {
+			return
+		}
+		checkScan(t, doc)
+	})
+}
