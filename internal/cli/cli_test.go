@@ -23,11 +23,11 @@ var commands = map[string]Command{
 }
 
 func TestMain(m *testing.M) {
-	mains := map[string]func() int{}
+	mains := map[string]func(){}
 	for name, cmd := range commands {
-		mains[name] = func() int { return Main(cmd, os.Args, os.Stdin, os.Stdout, os.Stderr) }
+		mains[name] = func() { os.Exit(Main(cmd, os.Args, os.Stdin, os.Stdout, os.Stderr)) }
 	}
-	os.Exit(testscript.RunMain(m, mains))
+	testscript.Main(m, mains)
 }
 
 // TestScripts runs testdata/script/*.txtar: the binaries as a user runs them.

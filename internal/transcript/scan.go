@@ -125,13 +125,6 @@ func (v value) each(fn func(value) bool) {
 	}
 }
 
-// result is the value as a gjson.Result, for the callers that want one.
-func (v value) result() gjson.Result {
-	r := gjson.Parse(v.raw)
-	r.Index = v.off
-	return r
-}
-
 func skipSpace(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++

@@ -1,0 +1,48 @@
+# ctxkit: small Unix filters for LLM agent transcripts.
+
+GO          ?= go
+BIN         := bin
+CMDS        := $(notdir $(wildcard cmd/ctx-*))
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+EXAMPLE     := examples/session.jsonl
+
+.PHONY: all build demo test lint bench fuzz install clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# Build the tools and run them on the shipped example session.
+demo: build
+	$(BIN)/ctx-count $(EXAMPLE)
+
+# Every test: units, golden files, corpus properties, command-level scripts,
+# with the race detector.
+test:
+	$(GO) test -race ./...
+
+lint:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) -checks all ./...
+
+# Throughput and memory on a ~100 MB transcript (see docs/performance.md).
+bench: build
+	scripts/bench
+
+# A short run of every fuzz target (FUZZTIME each).
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+install:
+	$(GO) install ./cmd/...
+
+clean:
+	rm -rf $(BIN)
