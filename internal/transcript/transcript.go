@@ -148,6 +148,25 @@ func (r *Result) Text() string {
 	return r.text
 }
 
+// HasPrefix reports whether the text starts with prefix, without decoding
+// the whole text when it can: for telling marker results apart cheaply.
+func (r *Result) HasPrefix(prefix string) bool {
+	if !r.decoded && r.content.kind == inString && !strings.ContainsAny(prefix, "\"\\") && isPlainASCII(prefix) {
+		raw := r.content.value.raw
+		return strings.HasPrefix(raw[1:], prefix)
+	}
+	return strings.HasPrefix(r.Text(), prefix)
+}
+
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // Failed reports whether the call failed: marked as an error, or a non-zero
 // exit code.
 func (r *Result) Failed() bool { return r.IsError || r.HasExitCode && r.ExitCode != 0 }

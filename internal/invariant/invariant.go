@@ -1,0 +1,136 @@
+// Package invariant checks, for tests, the invariants every filter keeps
+// (design.md): the same format and layout out as in, byte for byte when
+// nothing changed; no message dropped or reordered, every call with its
+// result; idempotent and deterministic; never more tokens out than in; and
+// every pointer pointing at a whole result that is still there.
+package invariant
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Filter is a filter as the tests run it: input bytes to output bytes.
+type Filter func(in []byte) ([]byte, error)
+
+// Check runs the filter on in and checks every invariant, returning the
+// output. t is a *testing.T or *testing.B.
+func Check(t interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}, in []byte, filter Filter) []byte {
+	t.Helper()
+	out, err := filter(in)
+	if err != nil {
+		t.Fatalf("filter: %v", err)
+	}
+	if err := Compare(in, out); err != nil {
+		t.Fatalf("%v", err)
+	}
+	again, err := filter(out)
+	if err != nil {
+		t.Fatalf("filter on its own output: %v", err)
+	}
+	if !bytes.Equal(again, out) {
+		t.Fatalf("not idempotent: a second run changed the output (%d bytes → %d)", len(out), len(again))
+	}
+	twice, err := filter(in)
+	if err != nil || !bytes.Equal(twice, out) {
+		t.Fatalf("not deterministic: the same input gave another output")
+	}
+	return out
+}
+
+// Compare checks the invariants that relate one output to its input.
+func Compare(in, out []byte) error {
+	before, err := transcript.Parse(in, transcript.Options{})
+	if err != nil {
+		return fmt.Errorf("input: %v", err)
+	}
+	after, err := transcript.Parse(out, transcript.Options{Format: before.Format})
+	if err != nil {
+		return fmt.Errorf("output does not parse: %v", err)
+	}
+	if after.Layout != before.Layout {
+		return fmt.Errorf("layout changed from %s to %s", before.Layout, after.Layout)
+	}
+	changed := false
+	if len(after.Messages) != len(before.Messages) {
+		return fmt.Errorf("%d messages out, %d in", len(after.Messages), len(before.Messages))
+	}
+	for i, m := range after.Messages {
+		b := before.Messages[i]
+		if m.Role != b.Role || m.Pos != b.Pos || len(m.Calls) != len(b.Calls) || len(m.Results) != len(b.Results) {
+			return fmt.Errorf("message %d changed: %s at %s with %d calls and %d results, was %s at %s with %d and %d",
+				i, m.Role, m.Pos, len(m.Calls), len(m.Results), b.Role, b.Pos, len(b.Calls), len(b.Results))
+		}
+	}
+	for i, c := range after.Calls {
+		b := before.Calls[i]
+		if c.ID != b.ID || c.Name != b.Name || c.Input != b.Input || (c.Result == nil) != (b.Result == nil) {
+			return fmt.Errorf("call %d (%s) changed or lost its result", i, b.ID)
+		}
+	}
+	for i, r := range after.Results {
+		b := before.Results[i]
+		if r.CallID != b.CallID || (r.Call == nil) != (b.Call == nil) {
+			return fmt.Errorf("result %d (%s) changed its call", i, b.CallID)
+		}
+		if r.Text() != b.Text() {
+			changed = true
+		}
+	}
+	if !changed && !bytes.Equal(in, out) {
+		return fmt.Errorf("no result changed, but the output differs from the input")
+	}
+	if err := pointers(after); err != nil {
+		return err
+	}
+	ctr, _ := tokens.New(tokens.Default)
+	if n, m := size(before, ctr), size(after, ctr); m > n {
+		return fmt.Errorf("more tokens out (%d) than in (%d)", m, n)
+	}
+	return nil
+}
+
+// pointers checks that every call a marker points at is in the transcript
+// with a result that is not itself a marker.
+func pointers(t *transcript.Transcript) error {
+	byID := map[string]*transcript.Call{}
+	for _, c := range t.Calls {
+		byID[c.ID] = c
+	}
+	for _, r := range t.Results {
+		for _, id := range marker.Refs(r.Text()) {
+			c := byID[id]
+			switch {
+			case c == nil:
+				return fmt.Errorf("result of %s points at call %s, which is not in the transcript", r.CallID, id)
+			case c.Result == nil:
+				return fmt.Errorf("result of %s points at call %s, which has no result", r.CallID, id)
+			case marker.Is(c.Result.Text(), ""):
+				return fmt.Errorf("result of %s points at call %s, whose result is a marker too", r.CallID, id)
+			case c.Result.Index >= r.Index:
+				return fmt.Errorf("result of %s points at call %s, which is not above it", r.CallID, id)
+			}
+		}
+	}
+	return nil
+}
+
+// size is the tokens of everything a filter may change: the results.
+func size(t *transcript.Transcript, ctr tokens.Counter) int {
+	texts := make([]string, len(t.Results))
+	for i, r := range t.Results {
+		texts[i] = r.Text()
+	}
+	n := 0
+	for _, c := range tokens.CountAll(ctr, texts) {
+		n += c
+	}
+	return n
+}

@@ -1,0 +1,63 @@
+package marker
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		text, tool, line string
+		ok               bool
+	}{
+		{"[ctx-dedupe] Re-read of a.go: identical", "dedupe", "Re-read of a.go: identical", true},
+		{"[ctx-truncate] 45,231 chars\nkept lines", "truncate", "45,231 chars", true},
+		{"[ctx-summarize]", "summarize", "", true},
+		{"[ctx-] x", "", "", false},
+		{"[ctx-two words] x", "", "", false},
+		{"text [ctx-dedupe] later", "", "", false},
+		{"[ctx-dedupe", "", "", false},
+	}
+	for _, c := range cases {
+		tool, line, ok := Parse(c.text)
+		if tool != c.tool || line != c.line || ok != c.ok {
+			t.Errorf("Parse(%q) = %q, %q, %v; want %q, %q, %v", c.text, tool, line, ok, c.tool, c.line, c.ok)
+		}
+	}
+	if !Is(Line("dedupe", "x"), "dedupe") || Is(Line("dedupe", "x"), "truncate") || !Is(Line("truncate", "x"), "") {
+		t.Error("Is disagrees with Line")
+	}
+}
+
+func TestRefs(t *testing.T) {
+	got := Refs("[ctx-dedupe] Re-read of a.go: identical to the result of call toolu_01AB above; see also call call_9x.\nnot call other_1")
+	want := []string{"toolu_01AB", "call_9x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Refs = %q, want %q", got, want)
+	}
+	if got := Refs("plain output mentioning call toolu_01AB"); got != nil {
+		t.Errorf("Refs of a non-marker = %q", got)
+	}
+}
+
+func TestReferenced(t *testing.T) {
+	in := `[
+{"role":"assistant","content":null,"tool_calls":[
+ {"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}},
+ {"id":"c2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}},
+ {"id":"c3","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.go\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"package a"},
+{"role":"tool","tool_call_id":"c2","content":"[ctx-dedupe] Re-read of a.go: identical to the result of call c1 above; content not repeated here."},
+{"role":"tool","tool_call_id":"c3","content":[{"type":"text","text":"[ctx-x] see call c3"}]}
+]`
+	tr, err := transcript.Parse([]byte(in), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Referenced(tr)
+	if want := map[string]bool{"c1": true, "c3": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Referenced = %v, want %v", got, want)
+	}
+}
