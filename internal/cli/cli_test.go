@@ -143,3 +143,25 @@ func TestReorder(t *testing.T) {
 		}
 	}
 }
+
+// TestTeeCorpus: with --tee, every real transcript passes through byte for
+// byte, and the report goes to stderr.
+func TestTeeCorpus(t *testing.T) {
+	for _, path := range testutil.CorpusFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := Run(Count, []string{"ctx-count", "--tee", "--encoding", "approx", path}, strings.NewReader(""), &stdout, &stderr)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", path, code, stderr.String())
+		}
+		if !bytes.Equal(stdout.Bytes(), data) {
+			t.Errorf("%s: --tee output differs from the input", path)
+		}
+		if !strings.Contains(stderr.String(), "tool output") {
+			t.Errorf("%s: no report on stderr: %q", path, stderr.String())
+		}
+	}
+}

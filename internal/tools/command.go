@@ -48,6 +48,9 @@ func classifyScript(src string, depth int) Classified {
 		return Classified{Kind: Shell, Args: Args{Dir: dir}}
 	}
 	c := classifyPipeline(steps[0])
+	if (c.Kind == Read || c.Kind == Write) && c.Args.Path == "" {
+		c = Classified{Kind: Shell} // cat '', tee "": nothing to name
+	}
 	if c.Args.Dir == "" {
 		c.Args.Dir = dir
 	}
@@ -623,6 +626,11 @@ func JoinArgv(argv []string) string {
 	for i, w := range argv {
 		if i > 0 {
 			b.WriteByte(' ')
+		}
+		if i == 0 && isAssignment(w) {
+			// Unquoted, a first word A=b would read as an assignment.
+			b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "'")
+			continue
 		}
 		b.WriteString(quote(w))
 	}

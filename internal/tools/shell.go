@@ -33,7 +33,7 @@ type pipeline []simpleCommand
 // parseScript splits a command line into the pipelines of its list
 // (separated by ;, &&, ||, & and newlines).
 func parseScript(src string) []pipeline {
-	p := &shellParser{src: src}
+	p := &shellParser{src: src, quoteAt: -1}
 	p.run()
 	return p.out
 }
@@ -42,11 +42,12 @@ type shellParser struct {
 	src string
 	i   int
 
-	out    []pipeline
-	pipe   pipeline
-	cmd    simpleCommand
-	word   strings.Builder
-	inWord bool
+	out     []pipeline
+	pipe    pipeline
+	cmd     simpleCommand
+	word    strings.Builder
+	inWord  bool
+	quoteAt int // where the current word's first quoted text starts, or -1
 	// Heredocs: a << redirect takes the next index of bodies; the body is
 	// read at the next newline, once the command line is over.
 	bodies []string
@@ -69,6 +70,7 @@ func (p *shellParser) run() {
 		case c == '\\':
 			if p.i+1 < len(p.src) {
 				if p.src[p.i+1] != '\n' { // backslash-newline continues the line
+					p.quoted()
 					p.add(p.src[p.i+1 : p.i+2])
 				}
 				p.i += 2
@@ -76,6 +78,7 @@ func (p *shellParser) run() {
 				p.i++
 			}
 		case c == '\'':
+			p.quoted()
 			end := strings.IndexByte(p.src[p.i+1:], '\'')
 			if end < 0 {
 				p.add(p.src[p.i+1:])
@@ -191,15 +194,25 @@ func (p *shellParser) add(s string) {
 	p.inWord = true
 }
 
+// quoted notes that the current word has quoted text from here on: an
+// assignment's name and = must come before any quote ('A=' is a word, A='x'
+// an assignment).
+func (p *shellParser) quoted() {
+	if p.quoteAt < 0 {
+		p.quoteAt = p.word.Len()
+	}
+}
+
 func (p *shellParser) endWord() {
 	if !p.inWord {
 		return
 	}
 	w := p.word.String()
+	quoteAt := p.quoteAt
 	p.word.Reset()
-	p.inWord = false
+	p.inWord, p.quoteAt = false, -1
 	if len(p.cmd.words) == 0 {
-		if isAssignment(w) {
+		if eq := strings.IndexByte(w, '='); isAssignment(w) && (quoteAt < 0 || eq < quoteAt) {
 			return
 		}
 		switch w {
@@ -224,6 +237,7 @@ func isAssignment(w string) bool {
 }
 
 func (p *shellParser) doubleQuoted() {
+	p.quoted()
 	p.inWord = true
 	p.i++
 	for p.i < len(p.src) {
@@ -303,7 +317,7 @@ func (p *shellParser) redirect() {
 	if p.inWord && isDigits(p.word.String()) {
 		fd = p.word.String()
 		p.word.Reset()
-		p.inWord = false
+		p.inWord, p.quoteAt = false, -1
 	}
 	p.endWord()
 	start := p.i
@@ -333,7 +347,7 @@ func (p *shellParser) redirect() {
 	if p.inWord {
 		target = p.word.String()
 		p.word.Reset()
-		p.inWord = false
+		p.inWord, p.quoteAt = false, -1
 	}
 	p.cmd.words = p.cmd.words[:saved]
 	r := redirect{op: op, fd: fd, target: target, body: -1}
@@ -350,6 +364,7 @@ func (p *shellParser) redirect() {
 func (p *shellParser) stepWordChar() {
 	switch c := p.src[p.i]; c {
 	case '\'':
+		p.quoted()
 		end := strings.IndexByte(p.src[p.i+1:], '\'')
 		if end < 0 {
 			p.add(p.src[p.i+1:])
