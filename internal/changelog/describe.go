@@ -1,0 +1,188 @@
+package changelog
+
+import (
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/ctxkit/ctxkit/internal/patch"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+)
+
+// measure is what a change did, as counted from its content.
+type measure struct {
+	added, removed int
+	counted        bool
+	loc            location
+	diff           string
+}
+
+// measureFull diffs the whole content before and after a change.
+func measureFull(p string, action Action, before, after string, withDiff bool) measure {
+	from, to := "a/"+p, "b/"+p
+	switch action {
+	case Create:
+		from, before = "/dev/null", ""
+	case Delete:
+		to = "/dev/null"
+	}
+	u, err := udiff.ToUnifiedDiff(from, to, before, udiff.Lines(before, after), udiff.DefaultContextLines)
+	if err != nil {
+		return measure{} // cannot happen: the edits come from the same text
+	}
+	m := measure{counted: true}
+	m.added, m.removed = countHunks(u.Hunks)
+	if action == Edit || action == Move {
+		m.loc = locateHunks(u.Hunks, patch.SplitLines(before), isMarkdown(p))
+	}
+	if withDiff {
+		m.diff = u.String()
+	}
+	return m
+}
+
+// measurePieces diffs a change's own old and new text, when the content
+// before it is not known.
+func measurePieces(p string, action Action, pieces []piece, withDiff bool) measure {
+	from := "a/" + p
+	if action == Create {
+		from = "/dev/null"
+	}
+	md := isMarkdown(p)
+	all := udiff.UnifiedDiff{From: from, To: "b/" + p}
+	m := measure{counted: true}
+	for _, pc := range pieces {
+		u, err := udiff.ToUnifiedDiff(from, "b/"+p, pc.old, udiff.Lines(pc.old, pc.new), udiff.DefaultContextLines)
+		if err != nil {
+			continue
+		}
+		a, r := countHunks(u.Hunks)
+		m.added += a
+		m.removed += r
+		if m.loc.where == "" && m.loc.adds == nil && m.loc.removes == nil && (action == Edit || action == Move) {
+			m.loc = locateHunks(u.Hunks, patch.SplitLines(pc.old), md)
+			if m.loc.where == "" && pc.context != "" {
+				m.loc.where = definition(pc.context, md)
+			}
+		}
+		all.Hunks = append(all.Hunks, u.Hunks...)
+	}
+	if withDiff {
+		m.diff = all.String()
+	}
+	return m
+}
+
+func countHunks(hunks []*udiff.Hunk) (added, removed int) {
+	for _, h := range hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Insert:
+				added++
+			case udiff.Delete:
+				removed++
+			}
+		}
+	}
+	return added, removed
+}
+
+// locateHunks finds where a change is from its diff's first hunk and the
+// text before it.
+func locateHunks(hunks []*udiff.Hunk, before []string, markdown bool) location {
+	if len(hunks) == 0 {
+		return location{}
+	}
+	var removed, added []string
+	first := -1
+	old := hunks[0].FromLine - 1 // 0-based index of the hunk's first old line
+	for _, l := range hunks[0].Lines {
+		switch l.Kind {
+		case udiff.Equal:
+			old++
+			continue
+		case udiff.Delete:
+			removed = append(removed, l.Content)
+		case udiff.Insert:
+			added = append(added, l.Content)
+		}
+		if first < 0 {
+			first = old
+		}
+		if l.Kind == udiff.Delete {
+			old++
+		}
+	}
+	return locate(removed, added, before, first, markdown)
+}
+
+// counts formats lines added and removed: "+4 −1".
+func counts(added, removed int) string {
+	return "+" + textfmt.Int(added) + " \u2212" + textfmt.Int(removed)
+}
+
+// lines formats a number of lines: "1 line", "46 lines".
+func lines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return textfmt.Int(n) + " lines"
+}
+
+// describeChange says what a change did, from the change itself.
+func describeChange(c *Change, fc fileChange, beforeKnown bool, why string) string {
+	switch c.Action {
+	case Create:
+		return "new file, " + lines(c.Added)
+	case Write:
+		if beforeKnown {
+			return counts(c.Added, c.Removed) + ", the whole file rewritten"
+		}
+		return lines(c.Added) + " written; the content before is not in the transcript"
+	case Delete:
+		if c.Counted {
+			return lines(c.Removed) + " removed"
+		}
+		return "the file removed"
+	}
+	var b strings.Builder
+	if c.Action == Move {
+		b.WriteString("to " + c.To)
+		if !c.Counted || c.Added+c.Removed == 0 {
+			return b.String()
+		}
+		b.WriteString(", ")
+	}
+	if !c.Counted {
+		b.WriteString("lines changed not known: " + why)
+		return b.String()
+	}
+	b.WriteString(counts(c.Added, c.Removed))
+	switch o := fc.op.(type) {
+	case appendOp:
+		b.WriteString(" at the end")
+	case insertOp:
+		b.WriteString(" after line " + textfmt.Int(o.line))
+	}
+	if c.Where != "" {
+		b.WriteString(" in " + c.Where)
+	}
+	if len(c.Adds) > 0 {
+		b.WriteString(", adds " + someOf(c.Adds))
+	}
+	if len(c.Removes) > 0 {
+		b.WriteString(", removes " + someOf(c.Removes))
+	}
+	if fc.all {
+		b.WriteString(", every occurrence")
+	}
+	return b.String()
+}
+
+// someOf lists the first two names and counts the rest.
+func someOf(names []string) string {
+	if len(names) <= 2 {
+		return strings.Join(names, " and ")
+	}
+	return strings.Join(names[:2], ", ") + " and " + textfmt.Int(len(names)-2) + " more"
+}
