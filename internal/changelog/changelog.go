@@ -85,9 +85,9 @@ type Change struct {
 	// Counted: Added and Removed are known. A change the call does not
 	// show (an unparsed sed script, a patch read from a file) is not.
 	Counted bool `json:"counted"`
-	// Where is the function, type or heading the change is in; Adds and
-	// Removes are the ones it adds or removes whole.
-	Where   string   `json:"where,omitempty"`
+	// In are the functions, types or headings the change is in; Adds and
+	// Removes the ones it adds or removes whole.
+	In      []string `json:"in,omitempty"`
 	Adds    []string `json:"adds,omitempty"`
 	Removes []string `json:"removes,omitempty"`
 	// Description says what changed, derived from the change itself.

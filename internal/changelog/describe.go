@@ -59,11 +59,14 @@ func measurePieces(p string, action Action, pieces []piece, withDiff bool) measu
 		a, r := countHunks(u.Hunks)
 		m.added += a
 		m.removed += r
-		if m.loc.where == "" && m.loc.adds == nil && m.loc.removes == nil && (action == Edit || action == Move) {
-			m.loc = locateHunks(u.Hunks, patch.SplitLines(pc.old), md)
-			if m.loc.where == "" && pc.context != "" {
-				m.loc.where = definition(pc.context, md)
+		if action == Edit || action == Move {
+			loc := locateHunks(u.Hunks, patch.SplitLines(pc.old), md)
+			if loc.empty() && pc.context != "" {
+				if d := definition(pc.context, md); d != "" {
+					loc.in = []string{d}
+				}
 			}
+			m.loc.merge(loc)
 		}
 		all.Hunks = append(all.Hunks, u.Hunks...)
 	}
@@ -87,33 +90,41 @@ func countHunks(hunks []*udiff.Hunk) (added, removed int) {
 	return added, removed
 }
 
-// locateHunks finds where a change is from its diff's first hunk and the
-// text before it.
+// locateHunks finds where a change is from its diff's hunks and the text
+// before it: each run of changed lines on its own.
 func locateHunks(hunks []*udiff.Hunk, before []string, markdown bool) location {
-	if len(hunks) == 0 {
-		return location{}
+	var loc location
+	for _, h := range hunks {
+		var removed, added []string
+		first := -1
+		flush := func() {
+			if first >= 0 {
+				loc.merge(locate(removed, added, before, first, markdown))
+			}
+			removed, added, first = nil, nil, -1
+		}
+		old := h.FromLine - 1 // 0-based index in before of the line at hand
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Equal:
+				flush()
+				old++
+				continue
+			case udiff.Delete:
+				removed = append(removed, l.Content)
+			case udiff.Insert:
+				added = append(added, l.Content)
+			}
+			if first < 0 {
+				first = old
+			}
+			if l.Kind == udiff.Delete {
+				old++
+			}
+		}
+		flush()
 	}
-	var removed, added []string
-	first := -1
-	old := hunks[0].FromLine - 1 // 0-based index of the hunk's first old line
-	for _, l := range hunks[0].Lines {
-		switch l.Kind {
-		case udiff.Equal:
-			old++
-			continue
-		case udiff.Delete:
-			removed = append(removed, l.Content)
-		case udiff.Insert:
-			added = append(added, l.Content)
-		}
-		if first < 0 {
-			first = old
-		}
-		if l.Kind == udiff.Delete {
-			old++
-		}
-	}
-	return locate(removed, added, before, first, markdown)
+	return loc
 }
 
 // counts formats lines added and removed: "+4 −1".
@@ -157,6 +168,9 @@ func describeChange(c *Change, fc fileChange, beforeKnown bool, why string) stri
 		b.WriteString("lines changed not known: " + why)
 		return b.String()
 	}
+	if _, ok := fc.op.(undoOp); ok {
+		b.WriteString("undid the last edit, ")
+	}
 	b.WriteString(counts(c.Added, c.Removed))
 	switch o := fc.op.(type) {
 	case appendOp:
@@ -164,8 +178,8 @@ func describeChange(c *Change, fc fileChange, beforeKnown bool, why string) stri
 	case insertOp:
 		b.WriteString(" after line " + textfmt.Int(o.line))
 	}
-	if c.Where != "" {
-		b.WriteString(" in " + c.Where)
+	if len(c.In) > 0 {
+		b.WriteString(" in " + someOf(c.In))
 	}
 	if len(c.Adds) > 0 {
 		b.WriteString(", adds " + someOf(c.Adds))

@@ -88,7 +88,7 @@ func (m *mdWriter) changelog(cl Changelog) {
 		m.line("%s.", changesLine(f.Totals))
 		m.line("")
 		for _, c := range f.Changes {
-			m.change(c)
+			m.change(c, false)
 		}
 	}
 	if len(cl.Failed) > 0 {
@@ -96,7 +96,7 @@ func (m *mdWriter) changelog(cl Changelog) {
 		m.line("## Failed")
 		m.line("")
 		for _, c := range cl.Failed {
-			m.change(c)
+			m.change(c, true)
 		}
 	}
 }
@@ -105,10 +105,10 @@ func (m *mdWriter) timeline(cl Changelog) {
 	f := cl.Files[0]
 	m.line("# Timeline of %s in %s", f.Path, sessionNames(cl.Sessions))
 	m.line("")
-	m.line("%s, %s.", plural(f.Totals.Reads, "read"), changesLine(f.Totals))
+	m.line("%s", totalsLine(f.Totals, true))
 	m.line("")
 	for _, c := range f.Changes {
-		m.change(c)
+		m.change(c, false)
 	}
 }
 
@@ -123,11 +123,12 @@ func sessionNames(ss []Session) string {
 	return plural(len(ss), "session") + " (" + strings.Join(names, ", ") + ")"
 }
 
-// change writes one change's line, and its context and diff under it.
-func (m *mdWriter) change(c Change) {
+// change writes one change's line, and its context and diff under it;
+// withPath names the file, for a list of several files' changes.
+func (m *mdWriter) change(c Change, withPath bool) {
 	var b strings.Builder
 	b.WriteString("- " + verb(c) + " ")
-	if c.Failed && c.Action != Read {
+	if withPath {
 		b.WriteString("of " + c.Path + " ")
 	}
 	b.WriteString("(")
@@ -169,7 +170,11 @@ func verb(c Change) string {
 // totalsLine sums up a changelog: "3 files changed: 12 changes, +40 −12."
 func totalsLine(t Totals, timeline bool) string {
 	if timeline {
-		return plural(t.Reads, "read") + ", " + changesLine(t) + "."
+		s := plural(t.Reads, "read") + ", " + changesLine(t)
+		if t.Failed > 0 {
+			s += ", " + plural(t.Failed, "failed call")
+		}
+		return s + "."
 	}
 	if t.Changes == 0 {
 		return "no file changed."

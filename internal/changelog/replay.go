@@ -194,7 +194,7 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	if ch.Failed {
 		m := measurePieces(fc.path, ch.Action, fc.op.pieces(), false)
 		ch.Added, ch.Removed, ch.Counted = m.added, m.removed, m.counted && fc.op.pieces() != nil
-		ch.Where, ch.Adds, ch.Removes = m.loc.where, m.loc.adds, m.loc.removes
+		ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes
 		ch.Description = describeChange(&ch, fc, false, "")
 		st.seen = true
 		return ch
@@ -214,7 +214,7 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 		m.counted = m.counted && ch.Action != Write // lines replaced unknown
 	}
 	ch.Added, ch.Removed, ch.Counted, ch.Diff = m.added, m.removed, m.counted, m.diff
-	ch.Where, ch.Adds, ch.Removes = m.loc.where, m.loc.adds, m.loc.removes
+	ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes
 	reason := why
 	if u, ok := fc.op.(unknownOp); ok {
 		reason = u.why

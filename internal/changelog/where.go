@@ -32,6 +32,8 @@ var definitions = []struct {
 	{regexp.MustCompile(`^\s*impl(?:<[^>]*>)?\s+(?:[\w:<>]+\s+for\s+)?([A-Za-z_][\w:]*)`), "impl"},
 	// Ruby
 	{regexp.MustCompile(`^\s*module\s+([A-Z][\w:]*)`), "module"},
+	// TOML and INI sections
+	{regexp.MustCompile(`^(\[{1,2}[A-Za-z_][\w.\-" ]*\]{1,2})\s*$`), "section"},
 	// Java, C#, JavaScript class methods, shell functions, and C and kin at column 0
 	{regexp.MustCompile(`^\s*(?:(?:public|private|protected|internal|static|final|abstract|override|virtual|async|synchronized)\s+)+[\w<>\[\],.?]+(?:\s+[\w<>\[\],.?]+)*\s+([A-Za-z_]\w*)\s*\(`), "method"},
 	{regexp.MustCompile(`^\s+(?:(?:async|static|get|set)\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{\s*$`), "method"},
@@ -84,8 +86,25 @@ func isMarkdown(p string) bool {
 // location is where a change is: the definition it is in, and the
 // definitions it adds and removes.
 type location struct {
-	where         string
-	adds, removes []string
+	in, adds, removes []string
+}
+
+// merge adds another part's location, each name once.
+func (l *location) merge(o location) {
+	l.in = appendNew(l.in, o.in...)
+	l.adds = appendNew(l.adds, o.adds...)
+	l.removes = appendNew(l.removes, o.removes...)
+}
+
+func (l location) empty() bool { return len(l.in)+len(l.adds)+len(l.removes) == 0 }
+
+func appendNew(list []string, names ...string) []string {
+	for _, n := range names {
+		if !contains(list, n) {
+			list = append(list, n)
+		}
+	}
+	return list
 }
 
 // locate finds where a change is, from its changed lines (removed and
@@ -109,8 +128,8 @@ func locate(removed, added []string, before []string, first int, markdown bool) 
 	olds, news := defs(removed), defs(added)
 	for _, d := range news {
 		if contains(olds, d) {
-			if loc.where == "" {
-				loc.where = d
+			if loc.in == nil {
+				loc.in = []string{d}
 			}
 		} else {
 			loc.adds = append(loc.adds, d)
@@ -121,7 +140,7 @@ func locate(removed, added []string, before []string, first int, markdown bool) 
 			loc.removes = append(loc.removes, d)
 		}
 	}
-	if loc.where != "" {
+	if loc.in != nil {
 		return loc
 	}
 	changed := append(append([]string{}, removed...), added...)
@@ -135,13 +154,11 @@ func locate(removed, added []string, before []string, first int, markdown bool) 
 		}
 		comments = comments && isComment(l)
 	}
-	if markdown {
-		indent = 1 << 30 // any heading above holds the change
-	}
-	for i := min(first-1, len(before)-1); i >= 0 && indent > 0; i-- {
+	for i := min(first-1, len(before)-1); i >= 0; i-- {
+		// A heading or a [section] holds what follows it at any indent.
 		l := strings.TrimRight(before[i], "\r\n")
-		if d := definition(l, markdown); d != "" && indentOf(l) < indent {
-			loc.where = d
+		if d := definition(l, markdown); d != "" && (indentOf(l) < indent || strings.HasPrefix(d, "section ")) {
+			loc.in = []string{d}
 			return loc
 		}
 	}
@@ -150,7 +167,9 @@ func locate(removed, added []string, before []string, first int, markdown bool) 
 		for i := first + len(removed); i < len(before); i++ {
 			l := strings.TrimRight(before[i], "\r\n")
 			if !isComment(l) {
-				loc.where = definition(l, markdown)
+				if d := definition(l, markdown); d != "" {
+					loc.in = []string{d}
+				}
 				break
 			}
 		}

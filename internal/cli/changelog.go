@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -121,7 +122,7 @@ func (e *Env) printAt(in Input, file, callID string) error {
 		case 1:
 			file = paths[0]
 		default:
-			return Usagef("call %s changes %d files (%v): name one with --file", callID, len(paths), paths)
+			return Usagef("call %s changes %d files (%s): name one with --file", callID, len(paths), strings.Join(paths, ", "))
 		}
 	} else if file, err = h.Resolve(file); err != nil {
 		return Failf("%v", err)
