@@ -80,8 +80,12 @@ type Change struct {
 	// FullContent: the call gave the file's whole content (a write, a
 	// create, a whole read), from which --at replays.
 	FullContent bool `json:"full_content"`
-	Added       int  `json:"added"`
-	Removed     int  `json:"removed"`
+	// ChangedOutside: a whole read shows content other than the replay of
+	// the calls before it: something else (a formatter, a hook, a command)
+	// changed the file.
+	ChangedOutside bool `json:"changed_outside,omitempty"`
+	Added          int  `json:"added"`
+	Removed        int  `json:"removed"`
 	// Counted: Added and Removed are known. A change the call does not
 	// show (an unparsed sed script, a patch read from a file) is not.
 	Counted bool `json:"counted"`

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"cmp"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -17,9 +18,10 @@ type measure struct {
 	diff           string
 }
 
-// measureFull diffs the whole content before and after a change.
-func measureFull(p string, action Action, before, after string, withDiff bool) measure {
-	from, to := "a/"+p, "b/"+p
+// measureFull diffs the whole content before and after a change of the
+// file p (moved to to, if not "").
+func measureFull(p, to string, action Action, before, after string, withDiff bool) measure {
+	from, to := "a/"+p, "b/"+cmp.Or(to, p)
 	switch action {
 	case Create:
 		from, before = "/dev/null", ""
@@ -43,16 +45,16 @@ func measureFull(p string, action Action, before, after string, withDiff bool) m
 
 // measurePieces diffs a change's own old and new text, when the content
 // before it is not known.
-func measurePieces(p string, action Action, pieces []piece, withDiff bool) measure {
-	from := "a/" + p
+func measurePieces(p, to string, action Action, pieces []piece, withDiff bool) measure {
+	from, to := "a/"+p, "b/"+cmp.Or(to, p)
 	if action == Create {
 		from = "/dev/null"
 	}
 	md := isMarkdown(p)
-	all := udiff.UnifiedDiff{From: from, To: "b/" + p}
+	all := udiff.UnifiedDiff{From: from, To: to}
 	m := measure{counted: true}
 	for _, pc := range pieces {
-		u, err := udiff.ToUnifiedDiff(from, "b/"+p, pc.old, udiff.Lines(pc.old, pc.new), udiff.DefaultContextLines)
+		u, err := udiff.ToUnifiedDiff(from, to, pc.old, udiff.Lines(pc.old, pc.new), udiff.DefaultContextLines)
 		if err != nil {
 			continue
 		}

@@ -34,9 +34,18 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 type mdWriter struct {
 	w   io.Writer
 	err error
+	gap bool // a blank line is due before the next line that is not blank
 }
 
 func (m *mdWriter) line(format string, args ...any) {
+	if format == "" {
+		m.gap = true
+		return
+	}
+	if m.err == nil && m.gap {
+		_, m.err = io.WriteString(m.w, "\n")
+	}
+	m.gap = false
 	if m.err == nil {
 		_, m.err = fmt.Fprintf(m.w, format+"\n", args...)
 	}
@@ -78,8 +87,12 @@ func sessionTitle(s Session) string {
 
 func (m *mdWriter) changelog(cl Changelog) {
 	m.heading("Changes in ", cl)
-	if cl.Totals.Failed > 0 && cl.Failed == nil {
-		m.line("%s left out (--include-failed lists them).", plural(cl.Totals.Failed, "failed change"))
+	if n := cl.Totals.Failed; n > 0 && cl.Failed == nil {
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
+		m.line("%s left out (--include-failed lists %s).", plural(n, "failed change"), them)
 	}
 	for _, f := range cl.Files {
 		m.line("")
@@ -186,11 +199,13 @@ func totalsLine(t Totals, timeline bool) string {
 // are not known.
 func changesLine(t Totals) string {
 	s := plural(t.Changes, "change")
-	if t.Changes > 0 {
+	switch {
+	case t.Uncounted > 0 && t.Uncounted == t.Changes:
+		s += ", lines not counted"
+	case t.Uncounted > 0:
+		s += ", " + counts(t.Added, t.Removed) + " (" + textfmt.Int(t.Uncounted) + " not counted)"
+	case t.Changes > 0:
 		s += ", " + counts(t.Added, t.Removed)
-	}
-	if t.Uncounted > 0 {
-		s += " (" + textfmt.Int(t.Uncounted) + " not counted)"
 	}
 	return s
 }

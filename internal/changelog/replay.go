@@ -86,6 +86,7 @@ type fileState struct {
 	why     string // when not known after having been: why
 	gone    string // when deleted: by which call
 	seen    bool   // a call touched it before
+	last    string // the call that last read it whole or changed it
 	// undo holds the content before each edit, for undo_edit.
 	undo []undoEntry
 }
@@ -171,9 +172,14 @@ func (r *replayer) read(c *transcript.Call, p string) Change {
 	case ch.Failed:
 		ch.Description = "failed"
 	case ok:
-		*st = fileState{content: content, known: true, seen: true, undo: st.undo}
 		ch.FullContent = true
 		ch.Description = "the whole file, " + lines(patch.CountLines(content))
+		if st.known && content != st.content {
+			// A formatter, a hook or a command changed it: the read wins.
+			ch.ChangedOutside = true
+			ch.Description += "; changed since call " + st.last + " by something other than the edits in the transcript"
+		}
+		*st = fileState{content: content, known: true, seen: true, last: c.ID, undo: st.undo}
 	case ch.Range != "":
 		ch.Description = ch.Range
 	default:
@@ -192,7 +198,7 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	_, sets := fc.op.(setOp)
 	ch.FullContent = sets || ch.Action == Create
 	if ch.Failed {
-		m := measurePieces(fc.path, ch.Action, fc.op.pieces(), false)
+		m := measurePieces(fc.path, fc.to, ch.Action, fc.op.pieces(), false)
 		ch.Added, ch.Removed, ch.Counted = m.added, m.removed, m.counted && fc.op.pieces() != nil
 		ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes
 		ch.Description = describeChange(&ch, fc, false, "")
@@ -208,9 +214,9 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	var m measure
 	switch {
 	case beforeKnown && afterKnown:
-		m = measureFull(fc.path, ch.Action, before, after, r.opts.Diff)
+		m = measureFull(fc.path, fc.to, ch.Action, before, after, r.opts.Diff)
 	case fc.op.pieces() != nil:
-		m = measurePieces(fc.path, ch.Action, fc.op.pieces(), r.opts.Diff)
+		m = measurePieces(fc.path, fc.to, ch.Action, fc.op.pieces(), r.opts.Diff)
 		m.counted = m.counted && ch.Action != Write // lines replaced unknown
 	}
 	ch.Added, ch.Removed, ch.Counted, ch.Diff = m.added, m.removed, m.counted, m.diff
@@ -233,7 +239,7 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 			st.why = why
 		}
 	}
-	st.seen, st.gone = true, ""
+	st.seen, st.gone, st.last = true, "", c.ID
 	switch ch.Action {
 	case Delete:
 		st.gone = "call " + c.ID + " deleted it"
