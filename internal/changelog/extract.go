@@ -181,7 +181,7 @@ func shellChanges(c *transcript.Call, norm func(string) string) []fileChange {
 		}
 		return out
 	}
-	text, ok := shellText(prog, args, step)
+	text, ok := shellText(prog, args, step.Heredoc)
 	if !ok {
 		return unknownChanges(c, norm, "a shell command whose output the call does not show")
 	}
@@ -195,10 +195,10 @@ func shellChanges(c *transcript.Call, norm func(string) string) []fileChange {
 // shellText is the text a command writes to its standard output, where
 // the command line shows it: cat's heredoc, echo's words, a printf format
 // without conversions.
-func shellText(prog string, args []string, step tools.Step) (string, bool) {
+func shellText(prog string, args []string, heredoc string) (string, bool) {
 	switch prog {
 	case "cat":
-		return step.Heredoc, step.Heredoc != "" // else it copies stdin or files
+		return heredoc, heredoc != "" // else it copies stdin or files
 	case "echo":
 		newline := "\n"
 		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
@@ -261,47 +261,67 @@ func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 // line's characters by default.
 const claudeReadLimit = 2000
 
-var reminder = regexp.MustCompile(`(?s)\s*<system-reminder>(.*?)</system-reminder>\s*$`)
-
 // stripReminders removes the <system-reminder> notes Claude Code appends to
 // a read; empty reports a note that the file is empty.
 func stripReminders(text string) (string, bool) {
 	empty := false
 	for {
-		m := reminder.FindStringSubmatchIndex(text)
-		if m == nil {
+		trimmed := strings.TrimRight(text, " \t\r\n")
+		body, ok := strings.CutSuffix(trimmed, "</system-reminder>")
+		start := strings.LastIndex(body, "<system-reminder>")
+		if !ok || start < 0 {
 			return text, empty
 		}
-		empty = empty || strings.Contains(text[m[2]:m[3]], "contents are empty")
-		text = text[:m[0]]
+		empty = empty || strings.Contains(body[start:], "contents are empty")
+		text = strings.TrimRight(body[:start], " \t\r\n")
 	}
 }
 
 // catHeader is the line str_replace_editor's view puts before the file.
 var catHeader = regexp.MustCompile("\\AHere's the result of running `cat -n` on [^\n]*:\n")
 
-// numberedLine is a line of cat -n (a tab) or of Claude Code's Read (→).
-var numberedLine = regexp.MustCompile(`^ *(\d+)(?:→|\t)`)
-
-// stripLineNumbers removes line numbers that count up from 1 on every
-// line; false when the lines are not so numbered.
+// stripLineNumbers removes the line numbers of cat -n (a tab after the
+// number) or of Claude Code's Read (an arrow) when they count up from 1 on
+// every line; false when the lines are not so numbered.
 func stripLineNumbers(text string) (string, bool) {
 	// cat -n ends with the newline of the last line; Claude Code's Read
 	// shows it as an empty last line instead.
 	body, nl := strings.CutSuffix(text, "\n")
-	lines := strings.Split(body, "\n")
-	for i, l := range lines {
-		m := numberedLine.FindStringSubmatchIndex(l)
-		if m == nil || l[m[2]:m[3]] != strconv.Itoa(i+1) {
+	var b strings.Builder
+	b.Grow(len(body))
+	n := 0
+	for len(body) > 0 || n == 0 {
+		line, rest, more := strings.Cut(body, "\n")
+		n++
+		i := len(line) - len(strings.TrimLeft(line, " "))
+		j := i
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		if j == i || line[i:j] != strconv.Itoa(n) {
 			return "", false
 		}
-		lines[i] = l[m[1]:]
+		switch {
+		case strings.HasPrefix(line[j:], "→"):
+			j += len("→")
+		case strings.HasPrefix(line[j:], "\t"):
+			j++
+		default:
+			return "", false
+		}
+		if n > 1 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line[j:])
+		body = rest
+		if !more {
+			break
+		}
 	}
-	out := strings.Join(lines, "\n")
 	if nl {
-		out += "\n"
+		b.WriteByte('\n')
 	}
-	return out, true
+	return b.String(), true
 }
 
 func firstString(v gjson.Result, keys []string) string {

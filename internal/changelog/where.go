@@ -155,8 +155,12 @@ func locate(removed, added []string, before []string, first int, markdown bool) 
 		comments = comments && isComment(l)
 	}
 	for i := min(first-1, len(before)-1); i >= 0; i-- {
-		// A heading or a [section] holds what follows it at any indent.
+		// A heading or a [section] holds what follows it at any indent;
+		// other definitions hold what is indented more.
 		l := strings.TrimRight(before[i], "\r\n")
+		if indentOf(l) >= indent && !markdown && !strings.HasPrefix(l, "[") {
+			continue
+		}
 		if d := definition(l, markdown); d != "" && (indentOf(l) < indent || strings.HasPrefix(d, "section ")) {
 			loc.in = []string{d}
 			return loc
