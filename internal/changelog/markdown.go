@@ -26,7 +26,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		mw.line("")
 		mw.line("# Total")
 		mw.line("")
-		mw.line("%s: %s", plural(len(r.Changelogs), "changelog"), totalsLine(r.Totals, r.File != ""))
+		mw.line("%s: %s", plural(len(r.Changelogs), "session"), totalsLine(r.Totals, r.File != ""))
 	}
 	return mw.err
 }
