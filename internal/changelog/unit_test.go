@@ -234,3 +234,56 @@ func TestErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesOf: what each kind of edit or write call changes.
+func TestChangesOf(t *testing.T) {
+	type want struct {
+		path   string
+		action Action
+		after  string // the op applied to "a\nb\n"; "?" when the call does not show the change
+	}
+	cases := []struct {
+		name, tool, input string
+		want              []want
+	}{
+		{"Edit", "Edit", `{"file_path":"/w/x.txt","old_string":"b","new_string":"B"}`, []want{{"x.txt", Edit, "a\nB\n"}}},
+		{"MultiEdit", "MultiEdit", `{"file_path":"x.txt","edits":[{"old_string":"a","new_string":"A"},{"old_string":"A\nb","new_string":"A\nc","replace_all":true}]}`, []want{{"x.txt", Edit, "A\nc\n"}}},
+		{"mcp edits", "edit_file", `{"path":"x.txt","edits":[{"oldText":"a","newText":"z"}]}`, []want{{"x.txt", Edit, "z\nb\n"}}},
+		{"Write", "Write", `{"file_path":"x.txt","content":"new\n"}`, []want{{"x.txt", Write, "new\n"}}},
+		{"editor create", "str_replace_editor", `{"command":"create","path":"x.txt","file_text":"c\n"}`, []want{{"x.txt", Create, "c\n"}}},
+		{"editor insert", "str_replace_based_edit_tool", `{"command":"insert","path":"x.txt","insert_line":1,"new_str":"i"}`, []want{{"x.txt", Edit, "a\ni\nb\n"}}},
+		{"editor str_replace", "str_replace_editor", `{"command":"str_replace","path":"x.txt","old_str":"a\n","new_str":""}`, []want{{"x.txt", Edit, "b\n"}}},
+		{"apply_patch function", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: x.txt\n@@\n-a\n+A\n*** Add File: y.txt\n+y\n*** End Patch"}`, []want{{"x.txt", Edit, "A\nb\n"}, {"y.txt", Create, "y\n"}}},
+		{"unified diff argument", "apply_diff", `{"diff":"--- a/x.txt\n+++ b/x.txt\n@@ -2 +2 @@\n-b\n+B\n"}`, []want{{"x.txt", Edit, "a\nB\n"}}},
+		{"code_edit sketch", "edit_file", `{"target_file":"x.txt","code_edit":"// ... existing code ...\nB"}`, []want{{"x.txt", Edit, "?"}}},
+		{"cat heredoc", "Bash", `{"command":"cat > x.txt <<'EOF'\nhi\nEOF"}`, []want{{"x.txt", Write, "hi\n"}}},
+		{"cat append", "Bash", `{"command":"cd /w && cat >> x.txt <<EOF\nc\nEOF"}`, []want{{"x.txt", Edit, "a\nb\nc\n"}}},
+		{"echo", "Bash", `{"command":"echo done > x.txt"}`, []want{{"x.txt", Write, "done\n"}}},
+		{"tee", "Bash", `{"command":"echo t | tee x.txt"}`, []want{{"x.txt", Write, "t\n"}}},
+		{"tee -a", "Bash", `{"command":"echo t | tee -a x.txt"}`, []want{{"x.txt", Edit, "a\nb\nt\n"}}},
+		{"sed", "Bash", `{"command":"sed -i 's/a/b/' x.txt y.txt"}`, []want{{"x.txt", Edit, "b\nb\n"}, {"y.txt", Edit, "b\nb\n"}}},
+		{"sed unsupported", "Bash", `{"command":"sed -i 'y/a/b/' x.txt"}`, []want{{"x.txt", Edit, "?"}}},
+		{"patch heredoc", "Bash", `{"command":"patch -p1 <<'EOF'\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+A\nEOF"}`, []want{{"x.txt", Edit, "A\nb\n"}}},
+		{"patch from a file", "Bash", `{"command":"patch -p1 x.txt fix.diff"}`, []want{{"x.txt", Edit, "?"}}},
+		{"apply_patch heredoc", "exec_command", `{"cmd":"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x.txt\n*** End Patch\nEOF"}`, []want{{"x.txt", Delete, ""}}},
+		{"apply_patch argv", "shell", `{"command":["apply_patch","*** Begin Patch\n*** Update File: x.txt\n*** Move to: z.txt\n@@\n-b\n+c\n*** End Patch"]}`, []want{{"x.txt", Move, "a\nc\n"}}},
+	}
+	for _, c := range cases {
+		tr := oneCall(t, transcript.Anthropic, c.tool, c.input, "ok", false)
+		tr.Cwd = "/w"
+		got := changesOf(tr.Calls[0], tr.Cwd)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d changes, want %d", c.name, len(got), len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			after, err := got[i].op.apply("a\nb\n")
+			if err != nil {
+				after = "?"
+			}
+			if got[i].path != w.path || got[i].action != w.action || after != w.after {
+				t.Errorf("%s: change %d = %s %s -> %q (%v); want %s %s -> %q", c.name, i, got[i].action, got[i].path, after, err, w.action, w.path, w.after)
+			}
+		}
+	}
+}
