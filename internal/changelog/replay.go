@@ -85,7 +85,6 @@ type fileState struct {
 	known   bool
 	why     string // when not known after having been: why
 	gone    string // when deleted: by which call
-	seen    bool   // a call touched it before
 	last    string // the call that last read it whole or changed it
 	// undo holds the content before each edit, for undo_edit.
 	undo []undoEntry
@@ -167,7 +166,6 @@ func (r *replayer) read(c *transcript.Call, p string) Change {
 	ch.Range = c.Args.Range.String()
 	ch.Counted = true
 	st := r.file(p)
-	st.seen = true
 	switch content, ok := fullRead(r.t, c); {
 	case ch.Failed:
 		ch.Description = "failed"
@@ -179,7 +177,7 @@ func (r *replayer) read(c *transcript.Call, p string) Change {
 			ch.ChangedOutside = true
 			ch.Description += "; changed since call " + st.last + " by something other than the edits in the transcript"
 		}
-		*st = fileState{content: content, known: true, seen: true, last: c.ID, undo: st.undo}
+		*st = fileState{content: content, known: true, last: c.ID, undo: st.undo}
 	case ch.Range != "":
 		ch.Description = ch.Range
 	default:
@@ -195,17 +193,16 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	if ch.Action == Write && c.Result != nil && strings.HasPrefix(c.Result.Text(), "File created") {
 		ch.Action = Create // Claude Code's Write says whether the file is new
 	}
-	_, sets := fc.op.(setOp)
-	ch.FullContent = sets || ch.Action == Create
 	if ch.Failed {
 		m := measurePieces(fc.path, fc.to, ch.Action, fc.op.pieces(), false)
 		ch.Added, ch.Removed, ch.Counted = m.added, m.removed, m.counted && fc.op.pieces() != nil
 		ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes
 		ch.Description = describeChange(&ch, fc, false, "")
-		st.seen = true
 		return ch
 	}
 
+	_, sets := fc.op.(setOp)
+	ch.FullContent = sets || ch.Action == Create
 	before, beforeKnown := st.content, st.known || ch.Action == Create
 	if ch.Action == Create {
 		before = ""
@@ -229,9 +226,13 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	}
 	ch.Description = describeChange(&ch, fc, beforeKnown, reason)
 
-	// The file's state after the change.
-	if afterKnown {
+	// The file's state after the change. Only str_replace_editor can undo
+	// its edits: only its edits are remembered.
+	_, undoes := fc.op.(undoOp)
+	if editorTool(c.Name) && !undoes {
 		st.undo = append(st.undo, undoEntry{content: before, known: beforeKnown})
+	}
+	if afterKnown {
 		st.content, st.known, st.why = after, true, ""
 	} else {
 		st.known = false
@@ -239,14 +240,14 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 			st.why = why
 		}
 	}
-	st.seen, st.gone, st.last = true, "", c.ID
+	st.gone, st.last = "", c.ID
 	switch ch.Action {
 	case Delete:
 		st.gone = "call " + c.ID + " deleted it"
 	case Move:
 		moved := *st
 		r.files[fc.to] = &moved
-		*st = fileState{seen: true, gone: "call " + c.ID + " moved it to " + fc.to}
+		*st = fileState{gone: "call " + c.ID + " moved it to " + fc.to}
 	}
 	return ch
 }
@@ -285,6 +286,13 @@ func (r *replayer) apply(c *transcript.Call, fc fileChange, st *fileState, befor
 		return "", false, fmt.Sprintf("call %s (%s%s) cannot be replayed: %v", c.ID, c.Name, turn, err)
 	}
 	return "", false, fmt.Sprintf("call %s (%s%s) cannot be replayed: %v in the content replayed so far", c.ID, c.Name, turn, err)
+}
+
+// editorTool reports whether a tool is str_replace_editor or its kin,
+// whose undo_edit undoes the file's last edit.
+func editorTool(name string) bool {
+	name = strings.ToLower(name)
+	return strings.HasSuffix(name, "str_replace_editor") || strings.HasSuffix(name, "str_replace_based_edit_tool")
 }
 
 // intentOf is the call's stated intent: the intent, description or
