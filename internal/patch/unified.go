@@ -28,7 +28,7 @@ func ParseUnified(text string) ([]File, error) {
 		case strings.HasPrefix(line, "rename to "):
 			renameTo = line[len("rename to "):]
 		case strings.HasPrefix(line, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
-			from, to := headerPath(line[4:]), headerPath(lines[i+1][4:])
+			from, to := HeaderPath(line[4:]), HeaderPath(lines[i+1][4:])
 			renameFrom, renameTo = "", ""
 			f := File{Op: Update, Path: from}
 			switch {
@@ -70,8 +70,9 @@ func ParseUnified(text string) ([]File, error) {
 	return out, nil
 }
 
-// headerPath strips a --- or +++ header's a/ or b/ prefix and timestamp.
-func headerPath(s string) string {
+// HeaderPath is the path of a unified diff's --- or +++ header: without
+// its a/ or b/ prefix and its timestamp.
+func HeaderPath(s string) string {
 	if i := strings.IndexByte(s, '\t'); i >= 0 {
 		s = s[:i]
 	}
