@@ -1,7 +1,6 @@
 package changelog
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
@@ -12,22 +11,7 @@ import (
 // with diffs: $CTX_BENCH_FILE (make one with scripts/bigtranscript), else
 // every corpus file.
 func BenchmarkChangelog(b *testing.B) {
-	var inputs [][]byte
-	if f := os.Getenv("CTX_BENCH_FILE"); f != "" {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inputs = append(inputs, data)
-	} else {
-		for _, f := range testutil.CorpusFiles(b) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			inputs = append(inputs, data)
-		}
-	}
+	inputs := testutil.BenchInputs(b)
 	size := 0
 	for _, in := range inputs {
 		size += len(in)
