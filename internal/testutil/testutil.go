@@ -92,7 +92,8 @@ func CorpusFiles(t testing.TB) []string {
 }
 
 // BenchInputs reads what benchmarks measure: $CTX_BENCH_FILE (make one
-// with scripts/bigtranscript), else every corpus file.
+// with scripts/bigtranscript), else every corpus file. It sets the bytes
+// per operation to their size, and resets the timer.
 func BenchInputs(b *testing.B) [][]byte {
 	b.Helper()
 	files := []string{os.Getenv("CTX_BENCH_FILE")}
@@ -100,13 +101,17 @@ func BenchInputs(b *testing.B) [][]byte {
 		files = CorpusFiles(b)
 	}
 	inputs := make([][]byte, len(files))
+	size := 0
 	for i, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			b.Fatal(err)
 		}
 		inputs[i] = data
+		size += len(data)
 	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
 	return inputs
 }
 

@@ -10,12 +10,6 @@ import (
 // scripts/bigtranscript), else every corpus file.
 func BenchmarkParse(b *testing.B) {
 	inputs := testutil.BenchInputs(b)
-	size := 0
-	for _, in := range inputs {
-		size += len(in)
-	}
-	b.SetBytes(int64(size))
-	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, in := range inputs {
 			if _, err := Parse(in, Options{}); err != nil {
