@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"cmp"
 	"path"
 	"regexp"
 	"strconv"
@@ -40,17 +41,12 @@ func changesOf(c *transcript.Call, cwd string) []fileChange {
 	in := c.Input
 	if !gjson.Valid(in) {
 		// A custom tool's free-form input: Codex's apply_patch.
-		if changes, ok := patchChanges(in, norm); ok {
-			return changes
-		}
-		return unknownChanges(c, norm, "the call's input is not JSON or a patch")
+		return patchChanges(c, in, norm)
 	}
 	args := gjson.Parse(in)
 	for _, key := range patchKeys {
-		if v := args.Get(key); v.Type == gjson.String {
-			if changes, ok := patchChanges(v.Str, norm); ok {
-				return changes
-			}
+		if v := args.Get(key); v.Type == gjson.String && isPatch(v.Str) {
+			return patchChanges(c, v.Str, norm)
 		}
 	}
 	one := func(action Action, o op) []fileChange {
@@ -114,26 +110,34 @@ func unknownChanges(c *transcript.Call, norm func(string) string, why string) []
 	}
 	out := make([]fileChange, len(paths))
 	for i, p := range paths {
-		out[i] = fileChange{path: norm(p), action: action, op: unknownOp{why: why}}
+		out[i] = fileChange{path: cmp.Or(norm(p), noPath), action: action, op: unknownOp{why: why}}
 	}
 	return out
 }
 
-// patchChanges reads an apply_patch envelope or a unified diff; false when
-// text is neither.
-func patchChanges(text string, norm func(string) string) ([]fileChange, bool) {
+// noPath stands for the file of a change whose call names none.
+const noPath = "(no path)"
+
+// isPatch reports whether text is an apply_patch envelope or a unified
+// diff.
+func isPatch(text string) bool {
+	return patch.IsEnvelope(text) || strings.HasPrefix(text, "--- ") || strings.HasPrefix(text, "diff ") || strings.Contains(text, "\n+++ ")
+}
+
+// patchChanges reads the apply_patch envelope or unified diff of a call.
+func patchChanges(c *transcript.Call, text string, norm func(string) string) []fileChange {
 	var files []patch.File
 	var err error
 	switch {
 	case patch.IsEnvelope(text):
 		files, err = patch.ParseEnvelope(text)
-	case strings.HasPrefix(text, "--- ") || strings.HasPrefix(text, "diff ") || strings.Contains(text, "\n+++ "):
+	case isPatch(text):
 		files, err = patch.ParseUnified(text)
 	default:
-		return nil, false
+		return unknownChanges(c, norm, "the call's input is not JSON or a patch")
 	}
 	if err != nil {
-		return nil, false
+		return unknownChanges(c, norm, "a patch that does not parse: "+err.Error())
 	}
 	out := make([]fileChange, len(files))
 	for i, f := range files {
@@ -148,7 +152,7 @@ func patchChanges(text string, norm func(string) string) ([]fileChange, bool) {
 		}
 		out[i] = ch
 	}
-	return out, true
+	return out
 }
 
 // shellChanges reads an edit or write made through a shell command: a
@@ -166,10 +170,10 @@ func shellChanges(c *transcript.Call, norm func(string) string) []fileChange {
 		if text == "" && prog != "patch" && len(args) > 0 {
 			text = args[0]
 		}
-		if changes, ok := patchChanges(text, norm); ok {
-			return changes
+		if text == "" {
+			return unknownChanges(c, norm, prog+" with a patch the command does not show")
 		}
-		return unknownChanges(c, norm, prog+" with a patch the command does not show")
+		return patchChanges(c, text, norm)
 	case "sed":
 		s, err := patch.ParseSed(args)
 		if err != nil {

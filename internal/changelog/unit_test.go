@@ -255,6 +255,7 @@ func TestChangesOf(t *testing.T) {
 		{"editor str_replace", "str_replace_editor", `{"command":"str_replace","path":"x.txt","old_str":"a\n","new_str":""}`, []want{{"x.txt", Edit, "b\n"}}},
 		{"apply_patch function", "apply_patch", `{"input":"*** Begin Patch\n*** Update File: x.txt\n@@\n-a\n+A\n*** Add File: y.txt\n+y\n*** End Patch"}`, []want{{"x.txt", Edit, "A\nb\n"}, {"y.txt", Create, "y\n"}}},
 		{"unified diff argument", "apply_diff", `{"diff":"--- a/x.txt\n+++ b/x.txt\n@@ -2 +2 @@\n-b\n+B\n"}`, []want{{"x.txt", Edit, "a\nB\n"}}},
+		{"a patch that does not parse", "apply_patch", `{"input":"*** Begin Patch\n*** Frobnicate File: x.txt\n*** End Patch"}`, []want{{"(no path)", Edit, "?"}}},
 		{"code_edit sketch", "edit_file", `{"target_file":"x.txt","code_edit":"// ... existing code ...\nB"}`, []want{{"x.txt", Edit, "?"}}},
 		{"cat heredoc", "Bash", `{"command":"cat > x.txt <<'EOF'\nhi\nEOF"}`, []want{{"x.txt", Write, "hi\n"}}},
 		{"cat append", "Bash", `{"command":"cd /w && cat >> x.txt <<EOF\nc\nEOF"}`, []want{{"x.txt", Edit, "a\nb\nc\n"}}},
