@@ -16,9 +16,9 @@ var Changelog = Command{
 	Usage:     "list what an agent changed, file by file, from its edits and their intents",
 	ArgsUsage: "[FILE ...]",
 	Description: `Reads transcripts (Claude Code JSONL, Codex rollouts, OpenAI or Anthropic messages; the
-format is detected) from the FILEs or stdin, and prints every file the agent changed, in the
-order it changed them, with a line per change: the call, the user turn, lines added and
-removed, the function or heading it touched, and the call's intent.
+format is detected) from the FILEs or stdin, and prints as Markdown (or --json) every file
+the agent changed, in the order it changed them, with a line per change: the call, the user
+turn, lines added and removed, the function or heading it touched, and the call's intent.
 
 What counts as a change: every successful edit and write call (Edit, MultiEdit, Write,
 str_replace_editor, edit_file, apply_patch as a Codex custom tool or through the shell,
