@@ -3,6 +3,7 @@ module github.com/ctxkit/ctxkit
 go 1.24
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/rogpeppe/go-internal v1.14.1

@@ -19,7 +19,8 @@ import (
 // commands are the binaries, run by the test scripts as subprocesses of the
 // test binary.
 var commands = map[string]Command{
-	"ctx-count": Count,
+	"ctx-count":     Count,
+	"ctx-changelog": Changelog,
 }
 
 func TestMain(m *testing.M) {
@@ -31,10 +32,12 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar: the binaries as a user runs them.
-// $FIXTURES is testdata/formats; $CORPUS the corpus of real transcripts, and
+// $FIXTURES is testdata/formats; $ROOT the module's root, for the examples
+// and a package's own fixtures; $CORPUS the corpus of real transcripts, and
 // the condition [corpus] says whether it is there.
 func TestScripts(t *testing.T) {
-	fixtures := filepath.Join(testutil.Root(t), "testdata", "formats")
+	root := testutil.Root(t)
+	fixtures := filepath.Join(root, "testdata", "formats")
 	corpus := testutil.CorpusDir(t)
 	_, err := os.Stat(corpus)
 	haveCorpus := err == nil
@@ -42,6 +45,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", fixtures)
+			env.Setenv("ROOT", root)
 			env.Setenv("CORPUS", corpus)
 			return nil
 		},

@@ -91,6 +91,30 @@ func CorpusFiles(t testing.TB) []string {
 	return files
 }
 
+// BenchInputs reads what benchmarks measure: $CTX_BENCH_FILE (make one
+// with scripts/bigtranscript), else every corpus file. It sets the bytes
+// per operation to their size, and resets the timer.
+func BenchInputs(b *testing.B) [][]byte {
+	b.Helper()
+	files := []string{os.Getenv("CTX_BENCH_FILE")}
+	if files[0] == "" {
+		files = CorpusFiles(b)
+	}
+	inputs := make([][]byte, len(files))
+	size := 0
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs[i] = data
+		size += len(data)
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	return inputs
+}
+
 // Fixtures lists the shared fixtures of testdata/formats, sorted.
 func Fixtures(t testing.TB) []string {
 	t.Helper()

@@ -23,6 +23,45 @@ func ClassifyCommand(cmd string) Classified {
 }
 
 func classifyScript(src string, depth int) Classified {
+	pl, dir, ok := mainPipeline(src, depth)
+	if !ok {
+		return Classified{Kind: Shell, Args: Args{Dir: dir}}
+	}
+	c := classifyPipeline(pl)
+	if (c.Kind == Read || c.Kind == Write) && c.Args.Path == "" {
+		c = Classified{Kind: Shell} // cat '', tee "": nothing to name
+	}
+	if c.Args.Dir == "" {
+		c.Args.Dir = dir
+	}
+	return c
+}
+
+// Step is the command a shell command line comes down to, as
+// ClassifyCommand sees it: the first command of its one pipeline, once
+// wrappers (bash -lc '...'), cd, export and echo steps are looked past.
+// What a write or an edit through the shell changes is in it: the text
+// that cat <<EOF > F writes, the patch that apply_patch <<EOF applies, the
+// script of sed -i.
+type Step struct {
+	Words   []string // after quote removal, without prefixes such as sudo or env
+	Heredoc string   // the body of its << heredoc; "" when it has none
+	Piped   bool     // more commands follow it in the pipeline
+}
+
+// MainStep returns the step a command line comes down to; false when it
+// runs several steps or a compound command (if, for, a subshell).
+func MainStep(cmd string) (Step, bool) {
+	pl, _, ok := mainPipeline(cmd, 0)
+	if !ok || pl[0].compound {
+		return Step{}, false
+	}
+	return Step{Words: stripPrefixes(pl[0].words), Heredoc: pl[0].heredoc, Piped: len(pl) > 1}, true
+}
+
+// mainPipeline finds the one pipeline of a script that does the work, and
+// the directory a leading cd moved to; false when there is not exactly one.
+func mainPipeline(src string, depth int) (pipeline, string, bool) {
 	script := parseScript(src)
 	var dir string
 	var steps []pipeline
@@ -30,7 +69,7 @@ func classifyScript(src string, depth int) Classified {
 		if len(pl) == 1 && !pl[0].compound && len(pl[0].words) > 0 {
 			words := stripPrefixes(pl[0].words)
 			if inner, ok := shellWrapped(words); ok && len(script) == 1 && depth < 4 {
-				return classifyScript(inner, depth+1)
+				return mainPipeline(inner, depth+1)
 			}
 			if len(words) > 0 && words[0] == "cd" || len(words) > 0 && words[0] == "pushd" {
 				if len(words) > 1 {
@@ -45,16 +84,9 @@ func classifyScript(src string, depth int) Classified {
 		steps = append(steps, pl)
 	}
 	if len(steps) != 1 {
-		return Classified{Kind: Shell, Args: Args{Dir: dir}}
+		return nil, dir, false
 	}
-	c := classifyPipeline(steps[0])
-	if (c.Kind == Read || c.Kind == Write) && c.Args.Path == "" {
-		c = Classified{Kind: Shell} // cat '', tee "": nothing to name
-	}
-	if c.Args.Dir == "" {
-		c.Args.Dir = dir
-	}
-	return c
+	return steps[0], dir, true
 }
 
 // shellWrapped returns the script of bash -c SCRIPT and its kin.

@@ -125,3 +125,30 @@ func TestJoinArgvRoundTrips(t *testing.T) {
 		t.Errorf("JoinArgv(%q) = %q, which parses back as %q", argv, line, got)
 	}
 }
+
+func TestMainStep(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want Step
+		ok   bool
+	}{
+		{"cat > a.txt <<'EOF'\nhello\n  world\nEOF", Step{Words: []string{"cat"}, Heredoc: "hello\n  world\n"}, true},
+		{"cd /repo && cat >> log.txt << EOF\nx\nEOF\n", Step{Words: []string{"cat"}, Heredoc: "x\n"}, true},
+		{`bash -lc "apply_patch <<'P'
+*** Begin Patch
+*** End Patch
+P"`, Step{Words: []string{"apply_patch"}, Heredoc: "*** Begin Patch\n*** End Patch\n"}, true},
+		{"apply_patch '*** Begin Patch\n*** End Patch'", Step{Words: []string{"apply_patch", "*** Begin Patch\n*** End Patch"}}, true},
+		{"sudo sed -i 's/a/b/g' x.go", Step{Words: []string{"sed", "-i", "s/a/b/g", "x.go"}}, true},
+		{"cat <<EOF | tee out.txt\nhi\nEOF", Step{Words: []string{"cat"}, Heredoc: "hi\n", Piped: true}, true},
+		{"make && cat > a.txt <<EOF\nx\nEOF", Step{}, false},
+		{"if true; then echo x > a; fi", Step{}, false},
+		{"", Step{}, false},
+	}
+	for _, c := range cases {
+		got, ok := MainStep(c.cmd)
+		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("MainStep(%q) = %#v, %v; want %#v, %v", c.cmd, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package tools
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/patch"
+)
 
 // isPatch reports whether text is a patch: the apply_patch envelope or a
 // unified diff.
@@ -36,9 +40,9 @@ func patchPaths(text string) []string {
 		case strings.HasPrefix(line, "*** Move to: "):
 			add(line[len("*** Move to: "):])
 		case strings.HasPrefix(line, "--- "):
-			minus = diffPath(line[4:])
+			minus = patch.HeaderPath(line[4:])
 		case strings.HasPrefix(line, "+++ "):
-			p := diffPath(line[4:])
+			p := patch.HeaderPath(line[4:])
 			if p == "/dev/null" {
 				p = minus
 			}
@@ -46,16 +50,4 @@ func patchPaths(text string) []string {
 		}
 	}
 	return paths
-}
-
-// diffPath strips a unified diff header's a/ or b/ prefix and timestamp.
-func diffPath(s string) string {
-	if i := strings.IndexByte(s, '\t'); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "a/") || strings.HasPrefix(s, "b/") {
-		s = s[2:]
-	}
-	return s
 }

@@ -10,7 +10,7 @@ import (
 // blocks, calls and results.
 func dump(t *Transcript) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "format %s, layout %s, cwd %q\n", t.Format, t.Layout, t.Cwd)
+	fmt.Fprintf(&b, "format %s, layout %s, cwd %q, session %q\n", t.Format, t.Layout, t.Cwd, t.SessionID)
 	fmt.Fprintf(&b, "%d messages, %d calls, %d results\n", len(t.Messages), len(t.Calls), len(t.Results))
 	for _, m := range t.Messages {
 		fmt.Fprintf(&b, "\nmessage %d, %s: %s\n", m.Index, m.Pos, m.Role)

@@ -137,9 +137,12 @@ func (p *parser) anthropicSystem(root value) {
 }
 
 func (p *parser) claudeCodeLine(v value, pos Pos) {
-	f := v.fields("type", "message", "toolUseResult", "cwd")
+	f := v.fields("type", "message", "toolUseResult", "cwd", "sessionId")
 	if p.t.Cwd == "" {
 		p.t.Cwd = f[3].str()
+	}
+	if p.t.SessionID == "" {
+		p.t.SessionID = f[4].str()
 	}
 	switch f[0].str() {
 	case "user", "assistant":
@@ -240,9 +243,12 @@ func (p *parser) codexRecord(v value, pos Pos) {
 	}
 	switch f[0].str() {
 	case "session_meta":
-		pf := payload.fields("cwd", "base_instructions", "instructions")
+		pf := payload.fields("cwd", "base_instructions", "instructions", "id")
 		if p.t.Cwd == "" {
 			p.t.Cwd = pf[0].str()
+		}
+		if p.t.SessionID == "" {
+			p.t.SessionID = pf[3].str()
 		}
 		instr := pf[1].get("text")
 		if !instr.isString() {

@@ -69,10 +69,13 @@ type Transcript struct {
 	Layout Layout
 	// Cwd is the session's working directory where the transcript gives it
 	// (Claude Code's cwd, Codex's session_meta), else "".
-	Cwd      string
-	Messages []*Message
-	Calls    []*Call   // every tool call, in order
-	Results  []*Result // every tool result, in order, with or without a call
+	Cwd string
+	// SessionID is the session's id where the transcript gives it (Claude
+	// Code's sessionId, Codex's session_meta id), else "".
+	SessionID string
+	Messages  []*Message
+	Calls     []*Call   // every tool call, in order
+	Results   []*Result // every tool result, in order, with or without a call
 
 	src   string
 	edits map[int]edit // by start offset

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/changelog"
+)
+
+// Changelog is ctx-changelog.
+var Changelog = Command{
+	Name:      "ctx-changelog",
+	Usage:     "list what an agent changed, file by file, from its edits and their intents",
+	ArgsUsage: "[FILE ...]",
+	Description: `Reads transcripts (Claude Code JSONL, Codex rollouts, OpenAI or Anthropic messages; the
+format is detected) from the FILEs or stdin, and prints as Markdown (or --json) every file
+the agent changed, in the order it changed them, with a line per change: the call, the user
+turn, lines added and removed, the function or heading it touched, and the call's intent.
+
+What counts as a change: every successful edit and write call (Edit, MultiEdit, Write,
+str_replace_editor, edit_file, apply_patch as a Codex custom tool or through the shell,
+patch, sed -i, cat > FILE <<EOF, tee). Failed calls are left out and counted; --include-failed
+lists them apart.
+
+The intent is the call's own intent argument (or description, or explanation) when the tool
+has one; docs/changelog.md shows how to add an intent argument to an agent's edit tool. The
+rest is derived from the change itself; --context adds the assistant's words before the call.
+
+Several FILEs: a changelog per session, headed by its id, and a total; --merge makes one.
+
+--file PATH lists every read, edit and write of one file, failed ones too, with call ids and
+turns. --at CALL_ID prints the file as it stood after that call, replayed from the last full
+content before it (a write, a create, a whole read) through every later edit, and says which
+call it could not replay when it cannot.
+
+EXAMPLES:
+   ctx-changelog session.jsonl
+   ctx-changelog --diff --context session.jsonl
+   ctx-changelog --json ~/.claude/projects/myapp/*.jsonl | jq '.totals'
+   ctx-changelog --merge a.jsonl b.jsonl
+   ctx-changelog --file internal/store/store.go session.jsonl
+   ctx-changelog --file store.go --at toolu_01zrb8mmPxFDxceqzJs7UhDm session.jsonl > store.go.then`,
+	Flags: []ucli.Flag{
+		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print the report as JSON (schema in docs/changelog.md)"},
+		&ucli.BoolFlag{Name: "diff", EnvVars: []string{"CTX_DIFF"}, Usage: "include each change's unified diff"},
+		&ucli.BoolFlag{Name: "context", EnvVars: []string{"CTX_CONTEXT"}, Usage: "include the assistant's words just before each call"},
+		&ucli.BoolFlag{Name: "include-failed", EnvVars: []string{"CTX_INCLUDE_FAILED"}, Usage: "list failed edits and writes apart"},
+		&ucli.BoolFlag{Name: "merge", EnvVars: []string{"CTX_MERGE"}, Usage: "one changelog for all the FILEs instead of one per session"},
+		&ucli.StringFlag{Name: "file", EnvVars: []string{"CTX_FILE"}, Usage: "list every read, edit and write of `PATH` (relative to the session's directory, or its last parts)"},
+		&ucli.StringFlag{Name: "at", EnvVars: []string{"CTX_AT"}, Usage: "print the file as it stood after the call `CALL_ID` (with --file, or the one file the call changes)"},
+		FormatFlag,
+		ToolKindFlag,
+	},
+	Run: runChangelog,
+}
+
+func runChangelog(e *Env) error {
+	file, at := e.String("file"), e.String("at")
+	if at != "" {
+		for _, f := range []string{"json", "diff", "context", "include-failed", "merge"} {
+			if e.Bool(f) {
+				return Usagef("--at prints the file's content; --%s does not go with it", f)
+			}
+		}
+	}
+	inputs, err := e.Inputs()
+	if err != nil {
+		return err
+	}
+	if at != "" {
+		if len(inputs) > 1 {
+			return Usagef("--at replays one transcript; %d given", len(inputs))
+		}
+		return e.printAt(inputs[0], file, at)
+	}
+	opts := changelog.Options{Diff: e.Bool("diff"), Context: e.Bool("context")}
+	var hs []*changelog.History
+	for _, in := range inputs {
+		t, err := e.Load(in)
+		if err != nil {
+			return err
+		}
+		hs = append(hs, changelog.Analyze(t, in.Display(), opts))
+	}
+	ropts := changelog.ReportOptions{Merge: e.Bool("merge"), IncludeFailed: e.Bool("include-failed")}
+	rep := changelog.NewChangelog(hs, ropts)
+	if file != "" {
+		if rep, err = changelog.NewTimeline(hs, file, ropts); err != nil {
+			return Failf("%v", err)
+		}
+	}
+	var out bytes.Buffer
+	if e.Bool("json") {
+		enc := json.NewEncoder(&out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := rep.WriteMarkdown(&out); err != nil {
+		return err
+	}
+	_, err = e.Stdout.Write(out.Bytes())
+	return err
+}
+
+// printAt prints the file as it stood after a call.
+func (e *Env) printAt(in Input, file, callID string) error {
+	t, err := e.Load(in)
+	if err != nil {
+		return err
+	}
+	h := changelog.Analyze(t, in.Display(), changelog.Options{})
+	if file == "" {
+		paths := h.PathsOf(callID)
+		switch len(paths) {
+		case 0:
+			return Failf("%s: no call %s reads, edits or writes a file", in.Display(), callID)
+		case 1:
+			file = paths[0]
+		default:
+			return Usagef("call %s changes %d files (%s): name one with --file", callID, len(paths), strings.Join(paths, ", "))
+		}
+	} else if file, err = h.Resolve(file); err != nil {
+		return Failf("%v", err)
+	}
+	content, err := changelog.At(t, file, callID)
+	if err != nil {
+		return Failf("%s: %v", in.Display(), err)
+	}
+	_, err = e.Stdout.Write([]byte(content))
+	return err
+}
