@@ -1,0 +1,342 @@
+package tokens
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+)
+
+// encoder counts tokens exactly as tiktoken does: split the text with the
+// encoding's pattern, then merge each piece's bytes by rank.
+type encoder struct {
+	name  string
+	next  func(s string, i int) int // the encoding's pre-tokenizer
+	once  sync.Once
+	ranks map[string]uint32 // token bytes to rank
+	cache pieceCache
+}
+
+func (e *encoder) Name() string { return e.name }
+
+func (e *encoder) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	e.once.Do(e.load)
+	if !utf8.ValidString(s) {
+		s = replaceInvalid(s)
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		j := e.next(s, i)
+		n += e.countPiece(s[i:j])
+		i = j
+	}
+	return n
+}
+
+// replaceInvalid turns each byte of invalid UTF-8 into U+FFFD, one for one,
+// as tiktoken-go's conversion to runes does; those are the bytes it encodes.
+func replaceInvalid(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/2)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func (e *encoder) load() {
+	ranks, err := loadRanks(e.name)
+	if err != nil {
+		// The ranks are embedded in the binary: failing here means a broken build.
+		panic(fmt.Sprintf("tokens: loading embedded %s: %v", e.name, err))
+	}
+	e.ranks = ranks
+	e.cache.seed = maphash.MakeSeed()
+}
+
+// loadRanks parses an embedded .tiktoken file: one token a line, base64 bytes
+// then rank. All token bytes go into one string that the map keys slice, so
+// the map costs one allocation for its keys instead of one per token.
+func loadRanks(name string) (map[string]uint32, error) {
+	data, err := assets.Assets.ReadFile(name + ".tiktoken")
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	buf := make([]byte, 0, len(data)*3/4)
+	ends := make([]int32, 0, lines)
+	rankOf := make([]uint32, 0, lines)
+	for len(data) > 0 {
+		line := data
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			line, data = data[:k], data[k+1:]
+		} else {
+			data = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("malformed line %q", line)
+		}
+		rank, err := strconv.ParseUint(string(line[sp+1:]), 10, 32)
+		if err != nil {
+			return nil, err
+		}
+		start := len(buf)
+		buf = buf[:start+base64.StdEncoding.DecodedLen(sp)]
+		n, err := base64.StdEncoding.Decode(buf[start:], line[:sp])
+		if err != nil {
+			return nil, err
+		}
+		buf = buf[:start+n]
+		ends = append(ends, int32(len(buf)))
+		rankOf = append(rankOf, uint32(rank))
+	}
+	all := string(buf)
+	ranks := make(map[string]uint32, len(ends))
+	start := int32(0)
+	for k, end := range ends {
+		ranks[all[start:end]] = rankOf[k]
+		start = end
+	}
+	return ranks, nil
+}
+
+// countPiece returns the number of tokens of one piece of the split.
+func (e *encoder) countPiece(p string) int {
+	if len(p) == 1 {
+		return 1 // every byte is a token
+	}
+	if _, ok := e.ranks[p]; ok {
+		return 1
+	}
+	if len(p) > maxCached {
+		return e.merge(p)
+	}
+	h := maphash.String(e.cache.seed, p)
+	if n, ok := e.cache.get(h, p); ok {
+		return n
+	}
+	n := e.merge(p)
+	e.cache.put(h, p, n)
+	return n
+}
+
+// smallPiece is the longest piece merged with the quadratic loop over arrays
+// on the stack; longer ones, rare runs of letters or spaces, use a heap so a
+// megabyte of base64 letters does not take minutes.
+const smallPiece = 64
+
+// merge runs byte-pair merging on p and returns the number of parts left:
+// repeatedly join the adjacent pair whose bytes have the lowest rank, the
+// leftmost on ties, until no pair is a token.
+func (e *encoder) merge(p string) int {
+	if len(p) > smallPiece {
+		return e.mergeLong(p)
+	}
+	// start[k] is where part k begins; rank[k] the rank of part k joined
+	// with part k+1. Both shrink by one element per merge.
+	var startArr [smallPiece + 1]int
+	var rankArr [smallPiece]uint32
+	n := len(p)
+	start, rank := startArr[:n+1], rankArr[:n]
+	for k := range n + 1 {
+		start[k] = k
+	}
+	for k := 0; k < n-1; k++ {
+		rank[k] = e.rank(p[k : k+2])
+	}
+	rank[n-1] = noRank
+	for parts := n; parts > 1; parts-- {
+		best, bestRank := -1, uint32(noRank)
+		for k := 0; k < parts-1; k++ {
+			if rank[k] < bestRank {
+				best, bestRank = k, rank[k]
+			}
+		}
+		if best < 0 {
+			return parts
+		}
+		// Join parts best and best+1, then re-rank the pairs around it.
+		copy(start[best+1:], start[best+2:parts+1])
+		copy(rank[best+1:], rank[best+2:parts])
+		if best+2 < parts {
+			rank[best] = e.rank(p[start[best]:start[best+2]])
+		} else {
+			rank[best] = noRank
+		}
+		if best > 0 {
+			rank[best-1] = e.rank(p[start[best-1]:start[best+1]])
+		}
+	}
+	return 1
+}
+
+const noRank = math.MaxUint32
+
+func (e *encoder) rank(b string) uint32 {
+	if r, ok := e.ranks[b]; ok {
+		return r
+	}
+	return noRank
+}
+
+// mergeLong is merge for long pieces, in O(n log n): the parts form a linked
+// list and candidate pairs a min-heap ordered like merge's scan (rank, then
+// position). An entry is stale once its pair has changed; since a pair only
+// grows, its rank never comes back, so comparing ranks tells.
+func (e *encoder) mergeLong(p string) int {
+	n := len(p)
+	next := make([]int, n+1) // start of the following part, for each part start
+	prev := make([]int, n+1)
+	cur := make([]uint32, n+1) // rank of the pair starting at each part start
+	h := make(pairHeap, 0, n)
+	for k := 0; k <= n; k++ {
+		next[k], prev[k] = k+1, k-1
+	}
+	pairRank := func(k int) uint32 {
+		if next[k] >= n {
+			return noRank
+		}
+		return e.rank(p[k:next[next[k]]])
+	}
+	for k := 0; k < n; k++ {
+		cur[k] = pairRank(k)
+		if cur[k] != noRank {
+			h = append(h, pair{cur[k], k})
+		}
+	}
+	h.init()
+	parts := n
+	for len(h) > 0 {
+		top := h.pop()
+		k := top.pos
+		if cur[k] != top.rank {
+			continue
+		}
+		// Join part k with the one after it.
+		gone := next[k]
+		next[k] = next[gone]
+		prev[next[k]] = k
+		cur[gone] = noRank
+		parts--
+		if cur[k] = pairRank(k); cur[k] != noRank {
+			h.push(pair{cur[k], k})
+		}
+		if k > 0 {
+			q := prev[k]
+			if cur[q] = pairRank(q); cur[q] != noRank {
+				h.push(pair{cur[q], q})
+			}
+		}
+	}
+	return parts
+}
+
+type pair struct {
+	rank uint32
+	pos  int
+}
+
+func (a pair) less(b pair) bool {
+	return a.rank < b.rank || a.rank == b.rank && a.pos < b.pos
+}
+
+// pairHeap is a binary min-heap, written out rather than through
+// container/heap to avoid an interface call per comparison.
+type pairHeap []pair
+
+func (h pairHeap) init() {
+	for k := len(h)/2 - 1; k >= 0; k-- {
+		h.down(k)
+	}
+}
+
+func (h *pairHeap) push(x pair) {
+	*h = append(*h, x)
+	s := *h
+	for k := len(s) - 1; k > 0; {
+		up := (k - 1) / 2
+		if !s[k].less(s[up]) {
+			break
+		}
+		s[k], s[up] = s[up], s[k]
+		k = up
+	}
+}
+
+func (h *pairHeap) pop() pair {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	*h = s[:last]
+	h.down(0)
+	return top
+}
+
+func (h pairHeap) down(k int) {
+	for {
+		c := 2*k + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].less(h[c]) {
+			c++
+		}
+		if !h[c].less(h[k]) {
+			return
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+}
+
+// maxCached is the longest piece the piece cache keeps: longer pieces are
+// rare, seldom repeat, and would make the cache's memory unbounded.
+const maxCached = 32
+
+// pieceCache remembers the token counts of pieces that are not single
+// tokens, the ones merge has to work on: identifiers, rare words, long
+// numbers of spaces. It is direct-mapped and lock-free: a slot holds the
+// latest piece that hashed to it, and a lost race only costs a recount.
+type pieceCache struct {
+	seed  maphash.Seed
+	slots [1 << 14]atomic.Pointer[cached]
+}
+
+type cached struct {
+	piece string
+	n     int
+}
+
+func (c *pieceCache) get(h uint64, p string) (int, bool) {
+	if e := c.slots[h%uint64(len(c.slots))].Load(); e != nil && e.piece == p {
+		return e.n, true
+	}
+	return 0, false
+}
+
+func (c *pieceCache) put(h uint64, p string, n int) {
+	// Clone: p slices the caller's text, which the cache must not keep alive.
+	c.slots[h%uint64(len(c.slots))].Store(&cached{strings.Clone(p), n})
+}
