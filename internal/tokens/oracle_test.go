@@ -1,10 +1,10 @@
 package tokens
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math/rand/v2"
@@ -73,11 +73,12 @@ var (
 	fastCounters map[string]Counter
 )
 
-// corpusDir finds ../shared/corpus next to the module root, or skips.
-func corpusDir(tb testing.TB) string {
+// findCorpus returns the transcript files of ../shared/corpus, next to the
+// module root.
+func findCorpus() ([]string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -85,22 +86,13 @@ func corpusDir(tb testing.TB) string {
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			tb.Skip("no go.mod above the test: cannot locate ../shared/corpus")
+			return nil, fmt.Errorf("no go.mod above %s", dir)
 		}
 		dir = up
 	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); err != nil {
-		tb.Skipf("corpus of real transcripts absent (%s next to the module root): %v", "../shared/corpus", err)
-	}
-	return corpus
-}
-
-// corpusFiles lists the transcript files of the corpus.
-func corpusFiles(tb testing.TB) []string {
-	root := corpusDir(tb)
+	root := filepath.Join(dir, "..", "shared", "corpus")
 	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -109,21 +101,27 @@ func corpusFiles(tb testing.TB) []string {
 		}
 		return nil
 	})
-	if err != nil {
-		tb.Fatal(err)
+	if err == nil && len(files) == 0 {
+		err = fmt.Errorf("no transcripts in %s", root)
 	}
-	if len(files) == 0 {
-		tb.Skipf("no transcripts in %s", root)
+	return files, err
+}
+
+// corpusFiles returns the corpus's files, or skips the test without them.
+func corpusFiles(tb testing.TB) []string {
+	files, err := findCorpus()
+	if err != nil {
+		tb.Skipf("skipping: the corpus of real transcripts (../shared/corpus next to the module root) is absent: %v", err)
 	}
 	return files
 }
 
 // jsonStrings returns every string value in a JSON or JSON Lines file:
 // message text, tool input and tool output alike.
-func jsonStrings(tb testing.TB, path string) []string {
+func jsonStrings(path string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	var out []string
 	var walk func(v any)
@@ -141,30 +139,16 @@ func jsonStrings(tb testing.TB, path string) []string {
 			}
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, len(data)+1)
-	if strings.HasSuffix(path, ".json") {
-		sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-			if !atEOF {
-				return 0, nil, nil
-			}
-			return len(data), data, bufio.ErrFinalToken
-		})
-	}
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
 		var v any
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			tb.Fatalf("%s: %v", path, err)
+		if err := dec.Decode(&v); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		walk(v)
 	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return out
 }
 
 // compare reports the first inputs where the fast counter and tiktoken-go
@@ -191,7 +175,11 @@ func TestCorpusMatchesTiktoken(t *testing.T) {
 		oracle(t, name) // load before the subtests run in parallel
 	}
 	for _, path := range files {
-		texts := dedupe(jsonStrings(t, path))
+		texts, err := jsonStrings(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = dedupe(texts)
 		for _, name := range exactNames {
 			t.Run(filepath.Base(path)+"/"+name, func(t *testing.T) {
 				t.Parallel()
