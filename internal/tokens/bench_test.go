@@ -121,6 +121,9 @@ func BenchmarkCount(b *testing.B) {
 }
 
 func (c *pieceCache) clear() {
+	for k := range c.short {
+		c.short[k].Store(0)
+	}
 	for k := range c.slots {
 		c.slots[k].Store(nil)
 	}
@@ -135,7 +138,7 @@ func BenchmarkLoad(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&ms)
 			before := ms.HeapAlloc
-			var ranks map[string]uint32
+			var ranks *rankTable
 			for range b.N {
 				var err error
 				if ranks, err = loadRanks(name); err != nil {

@@ -1,18 +1,12 @@
 package tokens
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
 	"hash/maphash"
-	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // encoder counts tokens exactly as tiktoken does: split the text with the
@@ -21,7 +15,7 @@ type encoder struct {
 	name  string
 	next  func(s string, i int) int // the encoding's pre-tokenizer
 	once  sync.Once
-	ranks map[string]uint32 // token bytes to rank
+	ranks *rankTable
 	cache pieceCache
 }
 
@@ -71,62 +65,15 @@ func (e *encoder) load() {
 	e.cache.seed = maphash.MakeSeed()
 }
 
-// loadRanks parses an embedded .tiktoken file: one token a line, base64 bytes
-// then rank. All token bytes go into one string that the map keys slice, so
-// the map costs one allocation for its keys instead of one per token.
-func loadRanks(name string) (map[string]uint32, error) {
-	data, err := assets.Assets.ReadFile(name + ".tiktoken")
-	if err != nil {
-		return nil, err
-	}
-	lines := bytes.Count(data, []byte{'\n'}) + 1
-	buf := make([]byte, 0, len(data)*3/4)
-	ends := make([]int32, 0, lines)
-	rankOf := make([]uint32, 0, lines)
-	for len(data) > 0 {
-		line := data
-		if k := bytes.IndexByte(data, '\n'); k >= 0 {
-			line, data = data[:k], data[k+1:]
-		} else {
-			data = nil
-		}
-		if len(line) == 0 {
-			continue
-		}
-		sp := bytes.IndexByte(line, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("malformed line %q", line)
-		}
-		rank, err := strconv.ParseUint(string(line[sp+1:]), 10, 32)
-		if err != nil {
-			return nil, err
-		}
-		start := len(buf)
-		buf = buf[:start+base64.StdEncoding.DecodedLen(sp)]
-		n, err := base64.StdEncoding.Decode(buf[start:], line[:sp])
-		if err != nil {
-			return nil, err
-		}
-		buf = buf[:start+n]
-		ends = append(ends, int32(len(buf)))
-		rankOf = append(rankOf, uint32(rank))
-	}
-	all := string(buf)
-	ranks := make(map[string]uint32, len(ends))
-	start := int32(0)
-	for k, end := range ends {
-		ranks[all[start:end]] = rankOf[k]
-		start = end
-	}
-	return ranks, nil
-}
-
 // countPiece returns the number of tokens of one piece of the split.
 func (e *encoder) countPiece(p string) int {
-	if len(p) == 1 {
-		return 1 // every byte is a token
+	if len(p) <= maxShort {
+		if len(p) == 1 {
+			return 1 // every byte is a token
+		}
+		return e.countShort(p)
 	}
-	if _, ok := e.ranks[p]; ok {
+	if e.ranks.rank(p) != noRank {
 		return 1
 	}
 	if len(p) > maxCached {
@@ -138,6 +85,34 @@ func (e *encoder) countPiece(p string) int {
 	}
 	n := e.merge(p)
 	e.cache.put(h, p, n)
+	return n
+}
+
+// Most pieces are short, and the same few thousand come back all the time
+// (" the", "err", "\n\t\t"); a rank-map lookup for each costs cache misses
+// in a map of megabytes. countShort keeps their counts in a small table that
+// stays in the CPU cache: one word a slot, holding the piece's bytes, length
+// and count, read and written atomically so concurrent counts need no lock.
+const (
+	maxShort  = 7 // bytes of a piece that fit in a slot beside length and count
+	shortBits = 15
+	countLow  = 59 // the count's bits; below are 56 bits of bytes and 3 of length
+)
+
+func (e *encoder) countShort(p string) int {
+	key := uint64(len(p)) << 56
+	for k := 0; k < len(p); k++ {
+		key |= uint64(p[k]) << (8 * k)
+	}
+	slot := &e.cache.short[(key*0x9e3779b97f4a7c15)>>(64-shortBits)]
+	if w := slot.Load(); w&(1<<countLow-1) == key {
+		return int(w >> countLow)
+	}
+	n := 1
+	if e.ranks.rank(p) == noRank {
+		n = e.merge(p)
+	}
+	slot.Store(key | uint64(n)<<countLow)
 	return n
 }
 
@@ -163,7 +138,7 @@ func (e *encoder) merge(p string) int {
 		start[k] = k
 	}
 	for k := 0; k < n-1; k++ {
-		rank[k] = e.rank(p[k : k+2])
+		rank[k] = e.ranks.rank(p[k : k+2])
 	}
 	rank[n-1] = noRank
 	for parts := n; parts > 1; parts-- {
@@ -180,24 +155,15 @@ func (e *encoder) merge(p string) int {
 		copy(start[best+1:], start[best+2:parts+1])
 		copy(rank[best+1:], rank[best+2:parts])
 		if best+2 < parts {
-			rank[best] = e.rank(p[start[best]:start[best+2]])
+			rank[best] = e.ranks.rank(p[start[best]:start[best+2]])
 		} else {
 			rank[best] = noRank
 		}
 		if best > 0 {
-			rank[best-1] = e.rank(p[start[best-1]:start[best+1]])
+			rank[best-1] = e.ranks.rank(p[start[best-1]:start[best+1]])
 		}
 	}
 	return 1
-}
-
-const noRank = math.MaxUint32
-
-func (e *encoder) rank(b string) uint32 {
-	if r, ok := e.ranks[b]; ok {
-		return r
-	}
-	return noRank
 }
 
 // mergeLong is merge for long pieces, in O(n log n): the parts form a linked
@@ -217,7 +183,7 @@ func (e *encoder) mergeLong(p string) int {
 		if next[k] >= n {
 			return noRank
 		}
-		return e.rank(p[k:next[next[k]]])
+		return e.ranks.rank(p[k:next[next[k]]])
 	}
 	for k := 0; k < n; k++ {
 		cur[k] = pairRank(k)
@@ -320,6 +286,7 @@ const maxCached = 32
 // numbers of spaces. It is direct-mapped and lock-free: a slot holds the
 // latest piece that hashed to it, and a lost race only costs a recount.
 type pieceCache struct {
+	short [1 << shortBits]atomic.Uint64
 	seed  maphash.Seed
 	slots [1 << 14]atomic.Pointer[cached]
 }

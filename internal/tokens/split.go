@@ -55,12 +55,19 @@ func classOf(r rune) uint8 {
 	return c
 }
 
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
-	for r := range t {
-		t[r] = classOf(rune(r))
+// byteClass holds the classes of ASCII runes, and multiByte for the bytes
+// of longer ones; indexed by a byte, it needs no bounds check.
+var byteClass = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = multiByte
+		if b < utf8.RuneSelf {
+			t[b] = classOf(rune(b))
+		}
 	}
 	return t
 }()
+
+const multiByte = 0xff
 
 // Classes of other runes are computed a page of 256 runes at a time, on first
 // use: the unicode tables are binary searches, too slow per rune for text in
@@ -82,13 +89,21 @@ func pageOf(r rune) *[256]uint8 {
 }
 
 // at returns the class and byte size of the rune at s[i]. The text is valid
-// UTF-8 (Count replaces invalid bytes first).
+// UTF-8 (Count replaces invalid bytes first). The loops below repeat its
+// ASCII case inline, since at is too big for the compiler to inline and
+// ASCII is most of what agents read and write.
 func at(s string, i int) (uint8, int) {
+	if i < len(s) {
+		if c := byteClass[s[i]]; c != multiByte {
+			return c, 1
+		}
+	}
+	return atRune(s, i)
+}
+
+func atRune(s string, i int) (uint8, int) {
 	if i >= len(s) {
 		return cEnd, 0
-	}
-	if b := s[i]; b < utf8.RuneSelf {
-		return asciiClass[b], 1
 	}
 	r, n := utf8.DecodeRuneInString(s[i:])
 	return pageOf(r)[r&0xff], n
@@ -96,13 +111,17 @@ func at(s string, i int) (uint8, int) {
 
 // run returns the end of the run of runes in class set starting at i.
 func run(s string, i int, set uint8) int {
-	for {
-		c, n := at(s, i)
+	for i < len(s) {
+		c, n := byteClass[s[i]], 1
+		if c == multiByte {
+			c, n = atRune(s, i)
+		}
 		if c&set == 0 {
 			return i
 		}
 		i += n
 	}
+	return i
 }
 
 // contraction returns the end of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i, or i.
@@ -153,8 +172,11 @@ func punct(s string, i int, slash bool) int {
 		return -1
 	}
 	j += n
-	for {
-		c, n = at(s, j)
+	for j < len(s) {
+		c, n = byteClass[s[j]], 1
+		if c == multiByte {
+			c, n = atRune(s, j)
+		}
 		if !isX(c) {
 			break
 		}
@@ -171,8 +193,11 @@ func punct(s string, i int, slash bool) int {
 // last rune, unless the run ends the text) and \s+.
 func spaces(s string, i int) int {
 	j, last, nl := i, i, -1
-	for {
-		c, n := at(s, j)
+	for j < len(s) {
+		c, n := byteClass[s[j]], 1
+		if c == multiByte {
+			c, n = atRune(s, j)
+		}
 		if c&cS == 0 {
 			break
 		}
@@ -258,7 +283,12 @@ func nextO200k(s string, i int) int {
 func upperLower(s string, i int) int {
 	lastW := -1
 	for {
-		c, n := at(s, i)
+		c, n := uint8(cEnd), 0
+		if i < len(s) {
+			if c, n = byteClass[s[i]], 1; c == multiByte {
+				c, n = atRune(s, i)
+			}
+		}
 		if c&cU == 0 {
 			if c&cW != 0 {
 				return run(s, i, cW)

@@ -1,0 +1,147 @@
+package tokens
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+)
+
+const noRank = math.MaxUint32
+
+// rankTable maps token bytes to ranks. It is an open-addressing hash table
+// rather than a Go map because lookups are most of the work and a map of
+// strings costs several cache misses each (control bytes, slot, then the key
+// bytes elsewhere); here a slot holds a token's first eight bytes, so short
+// tokens, nearly all of them, are found with one.
+type rankTable struct {
+	slots []slot
+	shift uint // 64 minus log2(len(slots)): hashes index by their top bits
+	// pool holds every token's bytes; token r is pool[start[r]:start[r+1]].
+	pool  string
+	start []uint32
+	// pair ranks the two-byte tokens directly: merging starts with pairs.
+	pair []uint32
+}
+
+type slot struct {
+	head uint64 // the first eight bytes, little-endian, zero-padded
+	rank uint32
+	len  uint32 // 0 for an empty slot
+}
+
+// head8 packs the first eight bytes of p, zero-padded, little-endian.
+func head8(p string) uint64 {
+	if len(p) >= 8 {
+		return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
+			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
+	}
+	var h uint64
+	for k := 0; k < len(p); k++ {
+		h |= uint64(p[k]) << (8 * k)
+	}
+	return h
+}
+
+func hashOf(head uint64, p string) uint64 {
+	h := head ^ uint64(len(p))*0x9e3779b97f4a7c15
+	if len(p) > 8 {
+		h ^= head8(p[len(p)-8:]) * 0xc2b2ae3d27d4eb4f
+	}
+	h *= 0xbf58476d1ce4e5b9
+	return h ^ h>>29
+}
+
+// rank returns the rank of the token p, or noRank if p is not a token.
+func (t *rankTable) rank(p string) uint32 {
+	if len(p) == 2 {
+		return t.pair[uint16(p[0])<<8|uint16(p[1])]
+	}
+	head := head8(p)
+	mask := len(t.slots) - 1
+	for k := int(hashOf(head, p) >> t.shift); ; k = (k + 1) & mask {
+		s := &t.slots[k]
+		if s.len == 0 {
+			return noRank
+		}
+		if s.head == head && int(s.len) == len(p) &&
+			(len(p) <= 8 || t.pool[t.start[s.rank]+8:t.start[s.rank+1]] == p[8:]) {
+			return s.rank
+		}
+	}
+}
+
+// loadRanks parses an embedded .tiktoken file: one token a line, its bytes
+// in base64 then its rank. Ranks must run 0, 1, 2... as tiktoken writes
+// them, so a rank also indexes the token's bytes in the pool.
+func loadRanks(name string) (*rankTable, error) {
+	data, err := assets.Assets.ReadFile(name + ".tiktoken")
+	if err != nil {
+		return nil, err
+	}
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	pool := make([]byte, 0, len(data)*3/4)
+	start := make([]uint32, 1, lines+1)
+	for len(data) > 0 {
+		line := data
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			line, data = data[:k], data[k+1:]
+		} else {
+			data = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("malformed line %q", line)
+		}
+		rank, err := strconv.Atoi(string(line[sp+1:]))
+		if err != nil {
+			return nil, err
+		}
+		if rank != len(start)-1 {
+			return nil, fmt.Errorf("rank %d on line %d: ranks are not consecutive", rank, len(start))
+		}
+		at := len(pool)
+		pool = pool[:at+base64.StdEncoding.DecodedLen(sp)]
+		n, err := base64.StdEncoding.Decode(pool[at:], line[:sp])
+		if err != nil {
+			return nil, err
+		}
+		pool = pool[:at+n]
+		start = append(start, uint32(len(pool)))
+	}
+	n := len(start) - 1
+	// Under 3/4 full, and 0.38 for both encodings, so that lookups of
+	// non-tokens, frequent while merging, meet an empty slot within a probe
+	// or two.
+	size := 1 << bits.Len(uint(n*4/3))
+	t := &rankTable{
+		slots: make([]slot, size),
+		shift: uint(64 - bits.Len(uint(size-1))),
+		pool:  string(pool),
+		start: start,
+		pair:  make([]uint32, 1<<16),
+	}
+	for k := range t.pair {
+		t.pair[k] = noRank
+	}
+	for r := range n {
+		tok := t.pool[start[r]:start[r+1]]
+		if len(tok) == 2 {
+			t.pair[uint16(tok[0])<<8|uint16(tok[1])] = uint32(r)
+		}
+		head := head8(tok)
+		k := int(hashOf(head, tok) >> t.shift)
+		for t.slots[k].len != 0 {
+			k = (k + 1) & (size - 1)
+		}
+		t.slots[k] = slot{head, uint32(r), uint32(len(tok))}
+	}
+	return t, nil
+}
