@@ -153,3 +153,31 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCountAll counts every string of the corpus (or of the generated
+// text) the way filters do, with CountAll: on all cores, repeats once.
+func BenchmarkCountAll(b *testing.B) {
+	texts, ok := corpusTexts()
+	if !ok {
+		texts = benchPieces()
+	}
+	total := 0
+	for _, s := range texts {
+		total += len(s)
+	}
+	for _, name := range exactNames {
+		b.Run(name, func(b *testing.B) {
+			c := fast(b, name).(*encoder)
+			c.Count("warm up: load the ranks outside the timer")
+			b.SetBytes(int64(total))
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				c.cache.clear()
+				c.texts = newTextCache()
+				b.StartTimer()
+				Sum(c, texts)
+			}
+		})
+	}
+}

@@ -17,6 +17,11 @@ type encoder struct {
 	once  sync.Once
 	ranks *rankTable
 	cache pieceCache
+	texts *textCache // for CountAll
+}
+
+func newEncoder(name string, next func(s string, i int) int) *encoder {
+	return &encoder{name: name, next: next, texts: newTextCache()}
 }
 
 func (e *encoder) Name() string { return e.name }

@@ -47,9 +47,9 @@ func Names() []string {
 func New(name string) (Counter, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "", Default:
-		return &encoder{name: Default, next: nextO200k}, nil
+		return newEncoder(Default, nextO200k), nil
 	case "cl100k_base":
-		return &encoder{name: "cl100k_base", next: nextCl100k}, nil
+		return newEncoder("cl100k_base", nextCl100k), nil
 	case Approx:
 		return approx{}, nil
 	}
