@@ -2,10 +2,8 @@ package tokens
 
 import (
 	"fmt"
-	"hash/maphash"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -16,12 +14,12 @@ type encoder struct {
 	next  func(s string, i int) int // the encoding's pre-tokenizer
 	once  sync.Once
 	ranks *rankTable
-	cache pieceCache
+	cache *pieceCache
 	texts *textCache // for CountAll
 }
 
 func newEncoder(name string, next func(s string, i int) int) *encoder {
-	return &encoder{name: name, next: next, texts: newTextCache()}
+	return &encoder{name: name, next: next, cache: new(pieceCache), texts: newTextCache()}
 }
 
 func (e *encoder) Name() string { return e.name }
@@ -67,58 +65,6 @@ func (e *encoder) load() {
 		panic(fmt.Sprintf("tokens: loading embedded %s: %v", e.name, err))
 	}
 	e.ranks = ranks
-	e.cache.seed = maphash.MakeSeed()
-}
-
-// countPiece returns the number of tokens of one piece of the split.
-func (e *encoder) countPiece(p string) int {
-	if len(p) <= maxShort {
-		if len(p) == 1 {
-			return 1 // every byte is a token
-		}
-		return e.countShort(p)
-	}
-	if e.ranks.rank(p) != noRank {
-		return 1
-	}
-	if len(p) > maxCached {
-		return e.merge(p)
-	}
-	h := maphash.String(e.cache.seed, p)
-	if n, ok := e.cache.get(h, p); ok {
-		return n
-	}
-	n := e.merge(p)
-	e.cache.put(h, p, n)
-	return n
-}
-
-// Most pieces are short, and the same few thousand come back all the time
-// (" the", "err", "\n\t\t"); a rank-map lookup for each costs cache misses
-// in a map of megabytes. countShort keeps their counts in a small table that
-// stays in the CPU cache: one word a slot, holding the piece's bytes, length
-// and count, read and written atomically so concurrent counts need no lock.
-const (
-	maxShort  = 7 // bytes of a piece that fit in a slot beside length and count
-	shortBits = 15
-	countLow  = 59 // the count's bits; below are 56 bits of bytes and 3 of length
-)
-
-func (e *encoder) countShort(p string) int {
-	key := uint64(len(p)) << 56
-	for k := 0; k < len(p); k++ {
-		key |= uint64(p[k]) << (8 * k)
-	}
-	slot := &e.cache.short[(key*0x9e3779b97f4a7c15)>>(64-shortBits)]
-	if w := slot.Load(); w&(1<<countLow-1) == key {
-		return int(w >> countLow)
-	}
-	n := 1
-	if e.ranks.rank(p) == noRank {
-		n = e.merge(p)
-	}
-	slot.Store(key | uint64(n)<<countLow)
-	return n
 }
 
 // smallPiece is the longest piece merged with the quadratic loop over arrays
@@ -280,35 +226,4 @@ func (h pairHeap) down(k int) {
 		h[k], h[c] = h[c], h[k]
 		k = c
 	}
-}
-
-// maxCached is the longest piece the piece cache keeps: longer pieces are
-// rare, seldom repeat, and would make the cache's memory unbounded.
-const maxCached = 32
-
-// pieceCache remembers the token counts of pieces that are not single
-// tokens, the ones merge has to work on: identifiers, rare words, long
-// numbers of spaces. It is direct-mapped and lock-free: a slot holds the
-// latest piece that hashed to it, and a lost race only costs a recount.
-type pieceCache struct {
-	short [1 << shortBits]atomic.Uint64
-	seed  maphash.Seed
-	slots [1 << 14]atomic.Pointer[cached]
-}
-
-type cached struct {
-	piece string
-	n     int
-}
-
-func (c *pieceCache) get(h uint64, p string) (int, bool) {
-	if e := c.slots[h%uint64(len(c.slots))].Load(); e != nil && e.piece == p {
-		return e.n, true
-	}
-	return 0, false
-}
-
-func (c *pieceCache) put(h uint64, p string, n int) {
-	// Clone: p slices the caller's text, which the cache must not keep alive.
-	c.slots[h%uint64(len(c.slots))].Store(&cached{strings.Clone(p), n})
 }
