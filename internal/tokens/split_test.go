@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -121,4 +122,33 @@ func FuzzSplitMatchesPattern(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSplitEveryRune runs every code point through both splitters, next to
+// a cycle of neighbours that start each alternative of the patterns.
+func TestSplitEveryRune(t *testing.T) {
+	step := rune(1)
+	if raceEnabled || testing.Short() {
+		step = 13
+	}
+	neighbours := []string{" ", "a", "A", "1", "'", "\n", "!", "", "\u0301", "  ", "ǅ", "ʰ", "/"}
+	var b strings.Builder
+	k := 0
+	flush := func() {
+		s := b.String()
+		b.Reset()
+		for _, name := range exactNames {
+			if got, want := split(name, s), regexSplit(name, s); !equal(got, want) {
+				t.Fatalf("%s: split(%q) = %q, the pattern gives %q", name, s, got, want)
+			}
+		}
+	}
+	for r := rune(0); r <= unicode.MaxRune; r += step {
+		b.WriteRune(r)
+		b.WriteString(neighbours[k%len(neighbours)])
+		if k++; k%2000 == 0 {
+			flush()
+		}
+	}
+	flush()
 }
