@@ -52,26 +52,13 @@ func oracle(tb testing.TB, name string) *tiktokenCounter {
 
 var exactNames = []string{"o200k_base", "cl100k_base"}
 
-// fast returns this package's counter for an encoding, one per test binary
-// so the ranks load once.
 func fast(tb testing.TB, name string) Counter {
-	fastOnce.Do(func() {
-		fastCounters = map[string]Counter{}
-		for _, n := range exactNames {
-			c, err := New(n)
-			if err != nil {
-				panic(err)
-			}
-			fastCounters[n] = c
-		}
-	})
-	return fastCounters[name]
+	c, err := New(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
 }
-
-var (
-	fastOnce     sync.Once
-	fastCounters map[string]Counter
-)
 
 // findCorpus returns the transcript files of ../shared/corpus, next to the
 // module root.

@@ -19,6 +19,7 @@ package tokens
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Counter counts the tokens of a piece of text. Implementations are safe for
@@ -43,18 +44,27 @@ func Names() []string {
 }
 
 // New returns the counter for an encoding name. The name is checked at once;
-// the encoding's ranks are loaded on the first call to Count.
+// the encoding's ranks are loaded on the first call to Count. Counters of the
+// same encoding share their ranks and caches.
 func New(name string) (Counter, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "", Default:
-		return newEncoder(Default, nextO200k), nil
+		return o200k(), nil
 	case "cl100k_base":
-		return newEncoder("cl100k_base", nextCl100k), nil
+		return cl100k(), nil
 	case Approx:
 		return approx{}, nil
 	}
 	return nil, fmt.Errorf("unknown encoding %q (want one of %s)", name, strings.Join(Names(), ", "))
 }
+
+// One encoder per encoding for the whole process: its ranks and caches are
+// safe for concurrent use, and a second copy would only double the memory
+// and start cold.
+var (
+	o200k  = sync.OnceValue(func() *encoder { return newEncoder(Default, nextO200k) })
+	cl100k = sync.OnceValue(func() *encoder { return newEncoder("cl100k_base", nextCl100k) })
+)
 
 // approx estimates one token per four bytes, rounding up: good enough for
 // budgets, and free.
