@@ -25,9 +25,9 @@ const (
 	cEnd             // past the end: belongs to no class, not even a negated one
 )
 
-// notP reports whether a rune is outside [^\r\n\p{L}\p{N}], the optional
-// character that may lead a word.
-func notP(c uint8) bool { return c&(cNL|cL|cN|cEnd) != 0 }
+// isLead reports whether a rune is in [^\r\n\p{L}\p{N}], the optional
+// character that may lead a word: a space, punctuation, a mark.
+func isLead(c uint8) bool { return c&(cNL|cL|cN|cEnd) == 0 }
 
 // isX reports whether a rune is in [^\s\p{L}\p{N}], punctuation and symbols.
 func isX(c uint8) bool { return c&(cS|cL|cN|cEnd) == 0 }
@@ -230,7 +230,7 @@ func nextCl100k(s string, i int) int {
 	if c&cL != 0 {
 		return run(s, i+n, cL)
 	}
-	if !notP(c) {
+	if isLead(c) {
 		if c1, n1 := at(s, i+n); c1&cL != 0 {
 			return run(s, i+n+n1, cL)
 		}
@@ -251,7 +251,7 @@ func nextCl100k(s string, i int) int {
 //	\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
 func nextO200k(s string, i int) int {
 	c, n := at(s, i)
-	lead := !notP(c) // marks are both a lead and a letter
+	lead := isLead(c) // a mark is both a lead and a letter
 	if lead {
 		if e := upperLower(s, i+n); e >= 0 {
 			return contraction(s, e)
