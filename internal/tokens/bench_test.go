@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -101,7 +102,7 @@ func BenchmarkCount(b *testing.B) {
 				c.Count("warm up: load the ranks outside the timer")
 				b.SetBytes(int64(total))
 				b.ResetTimer()
-				tokens := 0
+				tokens, cpu := 0, time.Duration(0)
 				for range b.N {
 					// Each round starts with an empty piece cache, as a new
 					// process would.
@@ -110,11 +111,18 @@ func BenchmarkCount(b *testing.B) {
 						e.cache.clear()
 					}
 					b.StartTimer()
+					start := cpuTime()
 					for _, p := range pieces {
 						tokens += c.Count(p)
 					}
+					cpu += cpuTime() - start
 				}
 				b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
+				if cpu > 0 {
+					// Throughput per second of CPU: the per-core rate, even
+					// when other work shares the cores.
+					b.ReportMetric(float64(total*b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
+				}
 			})
 		}
 	}
