@@ -13,20 +13,34 @@ import (
 
 const noRank = math.MaxUint32
 
-// rankTable maps token bytes to ranks. It is an open-addressing hash table
-// rather than a Go map because lookups are most of the work and a map of
-// strings costs several cache misses each (control bytes, slot, then the key
-// bytes elsewhere); here a slot holds a token's first eight bytes, so short
-// tokens, nearly all of them, are found with one.
+// rankTable maps token bytes to ranks. Lookups are most of the work, and
+// most miss the CPU's caches, so the table is laid out for locality rather
+// than as a Go map of strings (several misses a lookup: control bytes, slot,
+// then the key's bytes elsewhere):
+//
+//   - two-byte tokens, where every merge starts, in a direct table;
+//   - tokens of three and four bytes, which merging short pieces asks about
+//     most, in a compact open-addressing table of one word a slot (1 MB);
+//   - longer ones in an open-addressing table whose slots hold the first
+//     eight bytes, so most are found with one miss.
 type rankTable struct {
+	pair []uint32 // by the two bytes
+
+	small      []uint64 // bytes | length<<32 | rank<<35; 0 when empty
+	smallShift uint     // 64 minus log2(len(small)): hashes index by their top bits
+
 	slots []slot
-	shift uint // 64 minus log2(len(slots)): hashes index by their top bits
+	shift uint
 	// pool holds every token's bytes; token r is pool[start[r]:start[r+1]].
 	pool  string
 	start []uint32
-	// pair ranks the two-byte tokens directly: merging starts with pairs.
-	pair []uint32
 }
+
+const (
+	maxSmall  = 4
+	smallKey  = 1<<35 - 1 // a small slot's bytes and length
+	smallRank = 35
+)
 
 type slot struct {
 	head uint64 // the first eight bytes, little-endian, zero-padded
@@ -58,8 +72,21 @@ func hashOf(head uint64, p string) uint64 {
 
 // rank returns the rank of the token p, or noRank if p is not a token.
 func (t *rankTable) rank(p string) uint32 {
-	if len(p) == 2 {
+	switch {
+	case len(p) == 2:
 		return t.pair[uint16(p[0])<<8|uint16(p[1])]
+	case len(p) <= maxSmall:
+		key := head8(p) | uint64(len(p))<<32
+		mask := len(t.small) - 1
+		for k := int((key * 0x9e3779b97f4a7c15) >> t.smallShift); ; k = (k + 1) & mask {
+			w := t.small[k]
+			if w == 0 {
+				return noRank
+			}
+			if w&smallKey == key {
+				return uint32(w >> smallRank)
+			}
+		}
 	}
 	head := head8(p)
 	mask := len(t.slots) - 1
@@ -117,31 +144,49 @@ func loadRanks(name string) (*rankTable, error) {
 		start = append(start, uint32(len(pool)))
 	}
 	n := len(start) - 1
-	// Under 3/4 full, and 0.38 for both encodings, so that lookups of
-	// non-tokens, frequent while merging, meet an empty slot within a probe
-	// or two.
-	size := 1 << bits.Len(uint(n*4/3))
+	nSmall := 0
+	for r := range n {
+		if l := start[r+1] - start[r]; l != 2 && l <= maxSmall {
+			nSmall++
+		}
+	}
+	// Both hash tables are under 3/4 full, about 0.4 for these encodings,
+	// so that lookups of non-tokens, frequent while merging, meet an empty
+	// slot within a probe or two.
+	smallSize := 1 << bits.Len(uint(nSmall*4/3))
+	size := 1 << bits.Len(uint((n-nSmall)*4/3))
 	t := &rankTable{
-		slots: make([]slot, size),
-		shift: uint(64 - bits.Len(uint(size-1))),
-		pool:  string(pool),
-		start: start,
-		pair:  make([]uint32, 1<<16),
+		pair:       make([]uint32, 1<<16),
+		small:      make([]uint64, smallSize),
+		smallShift: uint(64 - bits.Len(uint(smallSize-1))),
+		slots:      make([]slot, size),
+		shift:      uint(64 - bits.Len(uint(size-1))),
+		pool:       string(pool),
+		start:      start,
 	}
 	for k := range t.pair {
 		t.pair[k] = noRank
 	}
 	for r := range n {
 		tok := t.pool[start[r]:start[r+1]]
-		if len(tok) == 2 {
+		switch {
+		case len(tok) == 2:
 			t.pair[uint16(tok[0])<<8|uint16(tok[1])] = uint32(r)
+		case len(tok) <= maxSmall:
+			key := head8(tok) | uint64(len(tok))<<32
+			k := int((key * 0x9e3779b97f4a7c15) >> t.smallShift)
+			for t.small[k] != 0 {
+				k = (k + 1) & (smallSize - 1)
+			}
+			t.small[k] = key | uint64(r)<<smallRank
+		default:
+			head := head8(tok)
+			k := int(hashOf(head, tok) >> t.shift)
+			for t.slots[k].len != 0 {
+				k = (k + 1) & (size - 1)
+			}
+			t.slots[k] = slot{head, uint32(r), uint32(len(tok))}
 		}
-		head := head8(tok)
-		k := int(hashOf(head, tok) >> t.shift)
-		for t.slots[k].len != 0 {
-			k = (k + 1) & (size - 1)
-		}
-		t.slots[k] = slot{head, uint32(r), uint32(len(tok))}
 	}
 	return t, nil
 }
