@@ -35,7 +35,15 @@ func (e *encoder) Count(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		j := e.next(s, i)
-		n += e.countPiece(s[i:j])
+		if j-i == 1 {
+			n++ // every byte is a token
+		} else if j-i <= maxShort && len(s)-i >= 8 {
+			// Read the piece's bytes in one load from the text; the key
+			// keeps only the piece's.
+			n += e.countShort(s[i:j], head8(s[i:]))
+		} else {
+			n += e.countPiece(s[i:j])
+		}
 		i = j
 	}
 	return n

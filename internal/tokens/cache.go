@@ -17,7 +17,7 @@ func (e *encoder) countPiece(p string) int {
 	case len(p) == 1:
 		return 1 // every byte is a token
 	case len(p) <= maxShort:
-		return e.countShort(p)
+		return e.countShort(p, head8(p))
 	case len(p) <= maxLong:
 		return e.countLong(p)
 	}
@@ -55,11 +55,10 @@ type longSlot struct {
 	meta atomic.Uint64 // length | count<<8
 }
 
-func (e *encoder) countShort(p string) int {
-	key := uint64(len(p)) << 56
-	for k := 0; k < len(p); k++ {
-		key |= uint64(p[k]) << (8 * k)
-	}
+// countShort counts a piece of 2 to 7 bytes; head holds them, and maybe the
+// bytes that follow.
+func (e *encoder) countShort(p string, head uint64) int {
+	key := head&(1<<(8*len(p))-1) | uint64(len(p))<<56
 	slot := &e.cache.short[(key*0x9e3779b97f4a7c15)>>(64-shortBits)]
 	if w := slot.Load(); w&(1<<countLow-1) == key {
 		return int(w >> countLow)

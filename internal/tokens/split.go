@@ -67,7 +67,9 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-const multiByte = 0xff
+// multiByte is in no class, so a test for a class fails on it; the negated
+// ones, isLead and isX, must not see it.
+const multiByte = 1 << 7
 
 // Classes of other runes are computed a page of 256 runes at a time, on first
 // use: the unicode tables are binary searches, too slow per rune for text in
@@ -223,10 +225,15 @@ func spaces(s string, i int) int {
 //	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
 //	 ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
 func nextCl100k(s string, i int) int {
-	if e := contraction(s, i); e > i {
-		return e
+	if s[i] == '\'' {
+		if e := contraction(s, i); e > i {
+			return e
+		}
 	}
-	c, n := at(s, i)
+	c, n := byteClass[s[i]], 1
+	if c == multiByte {
+		c, n = atRune(s, i)
+	}
 	if c&cL != 0 {
 		return run(s, i+n, cL)
 	}
@@ -234,8 +241,7 @@ func nextCl100k(s string, i int) int {
 		if c1, n1 := at(s, i+n); c1&cL != 0 {
 			return run(s, i+n+n1, cL)
 		}
-	}
-	if c&cN != 0 {
+	} else if c&cN != 0 {
 		return digits(s, i)
 	}
 	if e := punct(s, i, false); e >= 0 {
@@ -249,7 +255,54 @@ func nextCl100k(s string, i int) int {
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|
 //	\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// It takes the ASCII cases, most pieces, directly: where U and W hold only
+// upper and lower case letters, the backtracking of the first two
+// alternatives has nothing to try. Anything else goes to nextO200kRunes.
 func nextO200k(s string, i int) int {
+	c := byteClass[s[i]]
+	if c == multiByte {
+		return nextO200kRunes(s, i)
+	}
+	j := i // where the letters would start, after a lead
+	if isLead(c) {
+		if i+1 == len(s) {
+			return i + 1
+		}
+		j++
+		if c = byteClass[s[j]]; c == multiByte {
+			return nextO200kRunes(s, i)
+		}
+	}
+	switch {
+	case c&cW != 0: // [a-z]: U* matches nothing, W+ runs on
+		return contraction(s, run(s, j+1, cW))
+	case c&cU != 0: // [A-Z]+, then W* if it is ASCII
+		k := j + 1
+		for k < len(s) && byteClass[s[k]] == cL|cU {
+			k++
+		}
+		if k < len(s) {
+			d := byteClass[s[k]]
+			if d == multiByte {
+				return nextO200kRunes(s, i)
+			}
+			if d&cW != 0 {
+				return contraction(s, run(s, k+1, cW))
+			}
+		}
+		return contraction(s, k)
+	case j == i && c&cN != 0:
+		return digits(s, i)
+	}
+	if e := punct(s, i, true); e >= 0 {
+		return e
+	}
+	return spaces(s, i)
+}
+
+// nextO200kRunes is nextO200k for any text, alternative by alternative.
+func nextO200kRunes(s string, i int) int {
 	c, n := at(s, i)
 	lead := isLead(c) // a mark is both a lead and a letter
 	if lead {
