@@ -19,8 +19,9 @@ const noRank = math.MaxUint32
 // then the key's bytes elsewhere):
 //
 //   - two-byte tokens, where every merge starts, in a direct table;
-//   - tokens of three and four bytes, which merging short pieces asks about
-//     most, in a compact open-addressing table of one word a slot (1 MB);
+//   - tokens of one, three and four bytes, which merging short pieces asks
+//     about most, in a compact open-addressing table of one word a slot
+//     (512 KiB);
 //   - longer ones in an open-addressing table whose slots hold the first
 //     eight bytes, so most are found with one miss.
 type rankTable struct {
@@ -144,17 +145,21 @@ func loadRanks(name string) (*rankTable, error) {
 		start = append(start, uint32(len(pool)))
 	}
 	n := len(start) - 1
-	nSmall := 0
+	nSmall, nLong := 0, 0
 	for r := range n {
-		if l := start[r+1] - start[r]; l != 2 && l <= maxSmall {
+		switch l := start[r+1] - start[r]; {
+		case l == 2:
+		case l <= maxSmall:
 			nSmall++
+		default:
+			nLong++
 		}
 	}
-	// Both hash tables are under 3/4 full, about 0.4 for these encodings,
-	// so that lookups of non-tokens, frequent while merging, meet an empty
-	// slot within a probe or two.
+	// Both hash tables are under 3/4 full (0.68 and 0.58 for o200k_base,
+	// 0.42 and 0.53 for cl100k_base), so that lookups of non-tokens,
+	// frequent while merging, meet an empty slot within a few probes.
 	smallSize := 1 << bits.Len(uint(nSmall*4/3))
-	size := 1 << bits.Len(uint((n-nSmall)*4/3))
+	size := 1 << bits.Len(uint(nLong*4/3))
 	t := &rankTable{
 		pair:       make([]uint32, 1<<16),
 		small:      make([]uint64, smallSize),
