@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strconv"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -128,12 +127,8 @@ func loadRanks(name string) (*rankTable, error) {
 		if sp < 0 {
 			return nil, fmt.Errorf("malformed line %q", line)
 		}
-		rank, err := strconv.Atoi(string(line[sp+1:]))
-		if err != nil {
-			return nil, err
-		}
-		if rank != len(start)-1 {
-			return nil, fmt.Errorf("rank %d on line %d: ranks are not consecutive", rank, len(start))
+		if rank, ok := atoi(line[sp+1:]); !ok || rank != len(start)-1 {
+			return nil, fmt.Errorf("rank %q on line %d: ranks are not 0, 1, 2...", line[sp+1:], len(start))
 		}
 		at := len(pool)
 		pool = pool[:at+base64.StdEncoding.DecodedLen(sp)]
@@ -194,4 +189,17 @@ func loadRanks(name string) (*rankTable, error) {
 		}
 	}
 	return t, nil
+}
+
+// atoi parses a rank; strconv.Atoi would need a string, one allocation a
+// line.
+func atoi(b []byte) (int, bool) {
+	n := 0
+	for _, d := range b {
+		if d < '0' || d > '9' || n > 1<<31 {
+			return 0, false
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n, len(b) > 0
 }
