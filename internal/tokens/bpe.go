@@ -11,15 +11,15 @@ import (
 // encoding's pattern, then merge each piece's bytes by rank.
 type encoder struct {
 	name  string
-	next  func(s string, i int) int // the encoding's pre-tokenizer
+	o200k bool // which pre-tokenizer: nextO200k, else nextCl100k
 	once  sync.Once
 	ranks *rankTable
 	cache *pieceCache
 	texts *textCache // for CountAll
 }
 
-func newEncoder(name string, next func(s string, i int) int) *encoder {
-	return &encoder{name: name, next: next, cache: new(pieceCache), texts: newTextCache()}
+func newEncoder(name string, o200k bool) *encoder {
+	return &encoder{name: name, o200k: o200k, cache: new(pieceCache), texts: newTextCache()}
 }
 
 func (e *encoder) Name() string { return e.name }
@@ -34,14 +34,28 @@ func (e *encoder) Count(s string) int {
 	}
 	n := 0
 	for i := 0; i < len(s); {
-		j := e.next(s, i)
-		if j-i == 1 {
-			n++ // every byte is a token
-		} else if j-i <= maxShort && len(s)-i >= 8 {
-			// Read the piece's bytes in one load from the text; the key
-			// keeps only the piece's.
-			n += e.countShort(s[i:j], head8(s[i:]))
+		// A branch rather than a func field: direct calls are cheaper, and
+		// this one always goes the same way.
+		var j int
+		if e.o200k {
+			j = nextO200k(s, i)
 		} else {
+			j = nextCl100k(s, i)
+		}
+		switch {
+		case j-i == 1:
+			n++ // every byte is a token
+		case j-i <= maxShort && len(s)-i >= 8:
+			// The short table's hit path, inline: the piece's bytes come
+			// in one load from the text, the key keeps only theirs.
+			key := le64(s, i)&(1<<(8*(j-i))-1) | uint64(j-i)<<56
+			slot := &e.cache.short[(key*0x9e3779b97f4a7c15)>>(64-shortBits)]
+			if w := slot.Load(); w&(1<<countLow-1) == key {
+				n += int(w >> countLow)
+			} else {
+				n += e.fillShort(slot, key, s[i:j])
+			}
+		default:
 			n += e.countPiece(s[i:j])
 		}
 		i = j

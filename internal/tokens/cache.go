@@ -17,7 +17,7 @@ func (e *encoder) countPiece(p string) int {
 	case len(p) == 1:
 		return 1 // every byte is a token
 	case len(p) <= maxShort:
-		return e.countShort(p, head8(p))
+		return e.countShort(p)
 	case len(p) <= maxLong:
 		return e.countLong(p)
 	}
@@ -55,14 +55,18 @@ type longSlot struct {
 	meta atomic.Uint64 // length | count<<8
 }
 
-// countShort counts a piece of 2 to 7 bytes; head holds them, and maybe the
-// bytes that follow.
-func (e *encoder) countShort(p string, head uint64) int {
-	key := head&(1<<(8*len(p))-1) | uint64(len(p))<<56
+// countShort counts a piece of 2 to 7 bytes.
+func (e *encoder) countShort(p string) int {
+	key := head8(p) | uint64(len(p))<<56
 	slot := &e.cache.short[(key*0x9e3779b97f4a7c15)>>(64-shortBits)]
 	if w := slot.Load(); w&(1<<countLow-1) == key {
 		return int(w >> countLow)
 	}
+	return e.fillShort(slot, key, p)
+}
+
+// fillShort counts p and records the count in its slot.
+func (e *encoder) fillShort(slot *atomic.Uint64, key uint64, p string) int {
 	n := e.countUncached(p)
 	slot.Store(key | uint64(n)<<countLow)
 	return n

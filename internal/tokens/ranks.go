@@ -51,14 +51,20 @@ type slot struct {
 // head8 packs the first eight bytes of p, zero-padded, little-endian.
 func head8(p string) uint64 {
 	if len(p) >= 8 {
-		return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
-			uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
+		return le64(p, 0)
 	}
 	var h uint64
 	for k := 0; k < len(p); k++ {
 		h |= uint64(p[k]) << (8 * k)
 	}
 	return h
+}
+
+// le64 reads eight bytes of s from i, little-endian: one load, inlined.
+func le64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 func hashOf(head uint64, p string) uint64 {

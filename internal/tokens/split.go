@@ -113,17 +113,21 @@ func atRune(s string, i int) (uint8, int) {
 
 // run returns the end of the run of runes in class set starting at i.
 func run(s string, i int, set uint8) int {
-	for i < len(s) {
-		c, n := byteClass[s[i]], 1
-		if c == multiByte {
-			c, n = atRune(s, i)
+	for {
+		// multiByte is in no set: the inner loop stops at the first rune
+		// that is not ASCII.
+		for i < len(s) && byteClass[s[i]]&set != 0 {
+			i++
 		}
+		if i == len(s) || byteClass[s[i]] != multiByte {
+			return i
+		}
+		c, n := atRune(s, i)
 		if c&set == 0 {
 			return i
 		}
 		i += n
 	}
-	return i
 }
 
 // contraction returns the end of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i, or i.

@@ -62,8 +62,8 @@ func New(name string) (Counter, error) {
 // safe for concurrent use, and a second copy would only double the memory
 // and start cold.
 var (
-	o200k  = sync.OnceValue(func() *encoder { return newEncoder(Default, nextO200k) })
-	cl100k = sync.OnceValue(func() *encoder { return newEncoder("cl100k_base", nextCl100k) })
+	o200k  = sync.OnceValue(func() *encoder { return newEncoder(Default, true) })
+	cl100k = sync.OnceValue(func() *encoder { return newEncoder("cl100k_base", false) })
 )
 
 // approx estimates one token per four bytes, rounding up: good enough for
