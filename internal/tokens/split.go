@@ -173,25 +173,29 @@ func punct(s string, i int, slash bool) int {
 			j = i + 1
 		}
 	}
-	c, n := at(s, j)
-	if !isX(c) {
+	if c, _ := at(s, j); !isX(c) {
 		return -1
 	}
-	j += n
-	for j < len(s) {
-		c, n = byteClass[s[j]], 1
+	return punctEnd(s, j, slash)
+}
+
+// punctEnd ends the punctuation that starts at i, with its trailing newlines
+// (and slashes, for o200k).
+func punctEnd(s string, i int, slash bool) int {
+	for i < len(s) {
+		c, n := byteClass[s[i]], 1
 		if c == multiByte {
-			c, n = atRune(s, j)
+			c, n = atRune(s, i)
 		}
 		if !isX(c) {
 			break
 		}
-		j += n
+		i += n
 	}
-	for j < len(s) && (s[j] == '\r' || s[j] == '\n' || (slash && s[j] == '/')) {
-		j++
+	for i < len(s) && (s[i] == '\r' || s[i] == '\n' || (slash && s[i] == '/')) {
+		i++
 	}
-	return j
+	return i
 }
 
 // spaces matches the three whitespace alternatives at i, which holds \s:
@@ -280,29 +284,40 @@ func nextO200k(s string, i int) int {
 	}
 	switch {
 	case c&cW != 0: // [a-z]: U* matches nothing, W+ runs on
-		return contraction(s, run(s, j+1, cW))
+		return lowerEnd(s, j+1)
 	case c&cU != 0: // [A-Z]+, then W* if it is ASCII
 		k := j + 1
 		for k < len(s) && byteClass[s[k]] == cL|cU {
 			k++
 		}
 		if k < len(s) {
-			d := byteClass[s[k]]
-			if d == multiByte {
+			switch d := byteClass[s[k]]; {
+			case d == multiByte:
 				return nextO200kRunes(s, i)
-			}
-			if d&cW != 0 {
-				return contraction(s, run(s, k+1, cW))
+			case d&cW != 0:
+				return lowerEnd(s, k+1)
 			}
 		}
 		return contraction(s, k)
 	case j == i && c&cN != 0:
 		return digits(s, i)
-	}
-	if e := punct(s, i, true); e >= 0 {
-		return e
+	case j > i && isX(c) && s[i] == ' ':
+		return punctEnd(s, j+1, true) // ` ?` takes the space
+	case isX(byteClass[s[i]]):
+		return punctEnd(s, i+1, true)
 	}
 	return spaces(s, i)
+}
+
+// lowerEnd ends an o200k word whose W+ runs at i, with its contraction.
+func lowerEnd(s string, i int) int {
+	for i < len(s) && byteClass[s[i]]&cW != 0 {
+		i++
+	}
+	if i < len(s) && byteClass[s[i]] == multiByte {
+		i = run(s, i, cW)
+	}
+	return contraction(s, i)
 }
 
 // nextO200kRunes is nextO200k for any text, alternative by alternative.
