@@ -232,16 +232,45 @@ func spaces(s string, i int) int {
 //
 //	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
 //	 ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// It takes pieces that start in ASCII directly, and hands the others to
+// nextCl100kRunes.
 func nextCl100k(s string, i int) int {
-	if s[i] == '\'' {
+	c := byteClass[s[i]]
+	switch {
+	case c == multiByte:
+		return nextCl100kRunes(s, i)
+	case c&cL != 0:
+		return run(s, i+1, cL)
+	case c&cN != 0:
+		return digits(s, i)
+	case s[i] == '\'':
 		if e := contraction(s, i); e > i {
 			return e
 		}
 	}
-	c, n := byteClass[s[i]], 1
-	if c == multiByte {
-		c, n = atRune(s, i)
+	if isLead(c) && i+1 < len(s) {
+		switch d := byteClass[s[i+1]]; {
+		case d == multiByte:
+			return nextCl100kRunes(s, i)
+		case d&cL != 0:
+			return run(s, i+2, cL)
+		case isX(d) && s[i] == ' ':
+			return punctEnd(s, i+2, false) // ` ?` takes the space
+		}
 	}
+	if isX(c) {
+		return punctEnd(s, i+1, false)
+	}
+	return spaces(s, i)
+}
+
+// nextCl100kRunes is nextCl100k for any text, alternative by alternative.
+func nextCl100kRunes(s string, i int) int {
+	if e := contraction(s, i); e > i {
+		return e
+	}
+	c, n := at(s, i)
 	if c&cL != 0 {
 		return run(s, i+n, cL)
 	}
