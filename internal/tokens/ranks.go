@@ -50,14 +50,24 @@ type slot struct {
 
 // head8 packs the first eight bytes of p, zero-padded, little-endian.
 func head8(p string) uint64 {
-	if len(p) >= 8 {
+	switch {
+	case len(p) >= 8:
 		return le64(p, 0)
+	case len(p) >= 4:
+		// Two loads that overlap on the bytes both cover.
+		return le32(p, 0) | le32(p, len(p)-4)<<(8*(len(p)-4))
 	}
 	var h uint64
 	for k := 0; k < len(p); k++ {
 		h |= uint64(p[k]) << (8 * k)
 	}
 	return h
+}
+
+// le32 reads four bytes of s from i, little-endian.
+func le32(s string, i int) uint64 {
+	s = s[i : i+4]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
 // le64 reads eight bytes of s from i, little-endian: one load, inlined.
