@@ -6,14 +6,15 @@
 //
 // The exact counters are this package's own encoder over the ranks embedded
 // by tiktoken-go-loader: a pre-tokenizer written by hand for each encoding's
-// split pattern, then byte-pair merging with a cache of frequent pieces. It
-// gives the same counts as tiktoken-go, which the tests use as the oracle,
-// several times faster.
+// split pattern, then byte-pair merging, with small tables of the counts of
+// recent pieces. It gives the same counts as tiktoken-go, which the tests
+// use as the oracle, tens of times faster (docs/performance.md).
 //
-// CountAll and Sum count many texts at once, on all cores when there is
-// enough text, and count each distinct text once. They are package functions
-// over any Counter rather than methods, so the Counter interface stays one
-// method wide for the filters and their tests.
+// CountAll and Sum count many texts at once: on all cores when there is
+// enough text, and, for the exact counters, each distinct text once, keyed by
+// a hash of its content. They are package functions that take any Counter
+// rather than methods, so that the Counter interface stays as small as it is
+// for the filters and their test doubles.
 package tokens
 
 import (
