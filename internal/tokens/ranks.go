@@ -144,7 +144,7 @@ func loadRanks(name string) (*rankTable, error) {
 			return nil, fmt.Errorf("malformed line %q", line)
 		}
 		if rank, ok := atoi(line[sp+1:]); !ok || rank != len(start)-1 {
-			return nil, fmt.Errorf("rank %q on line %d: ranks are not 0, 1, 2...", line[sp+1:], len(start))
+			return nil, fmt.Errorf("rank %q on line %d: ranks must count up from 0", line[sp+1:], len(start))
 		}
 		at := len(pool)
 		pool = pool[:at+base64.StdEncoding.DecodedLen(sp)]
