@@ -3,15 +3,24 @@
 // Every caller goes through the small Counter interface, so the exact
 // encoder behind it can be swapped without touching the filters. Encodings
 // load lazily: a program that never counts never pays for the ranks.
+//
+// The exact counters are this package's own encoder over the ranks embedded
+// by tiktoken-go-loader: a pre-tokenizer written by hand for each encoding's
+// split pattern, then byte-pair merging, with small tables of the counts of
+// recent pieces. It gives the same counts as tiktoken-go, which the tests
+// use as the oracle, tens of times faster (docs/performance.md).
+//
+// CountAll and Sum count many texts at once: on all cores when there is
+// enough text, and, for the exact counters, each distinct text once, keyed by
+// a hash of its content. They are package functions that take any Counter
+// rather than methods, so that the Counter interface stays as small as it is
+// for the filters and their test doubles.
 package tokens
 
 import (
 	"fmt"
 	"strings"
 	"sync"
-
-	tiktoken "github.com/pkoukk/tiktoken-go"
-	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Counter counts the tokens of a piece of text. Implementations are safe for
@@ -36,18 +45,27 @@ func Names() []string {
 }
 
 // New returns the counter for an encoding name. The name is checked at once;
-// the encoding's ranks are loaded on the first call to Count.
+// the encoding's ranks are loaded on the first call to Count. Counters of the
+// same encoding share their ranks and caches.
 func New(name string) (Counter, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "", Default:
-		return &bpe{name: Default}, nil
+		return o200k(), nil
 	case "cl100k_base":
-		return &bpe{name: "cl100k_base"}, nil
+		return cl100k(), nil
 	case Approx:
 		return approx{}, nil
 	}
 	return nil, fmt.Errorf("unknown encoding %q (want one of %s)", name, strings.Join(Names(), ", "))
 }
+
+// One encoder per encoding for the whole process: its ranks and caches are
+// safe for concurrent use, and a second copy would only double the memory
+// and start cold.
+var (
+	o200k  = sync.OnceValue(func() *encoder { return newEncoder(Default, true) })
+	cl100k = sync.OnceValue(func() *encoder { return newEncoder("cl100k_base", false) })
+)
 
 // approx estimates one token per four bytes, rounding up: good enough for
 // budgets, and free.
@@ -55,45 +73,3 @@ type approx struct{}
 
 func (approx) Count(s string) int { return (len(s) + 3) / 4 }
 func (approx) Name() string       { return Approx }
-
-// bpe counts exactly with tiktoken-go over the ranks embedded by
-// tiktoken-go-loader.
-type bpe struct {
-	name string
-	once sync.Once
-	enc  *tiktoken.Tiktoken
-}
-
-var setLoader sync.Once
-
-func (b *bpe) Name() string { return b.name }
-
-func (b *bpe) Count(s string) int {
-	if s == "" {
-		return 0
-	}
-	b.once.Do(b.load)
-	return len(b.enc.EncodeOrdinary(s))
-}
-
-func (b *bpe) load() {
-	// Without the offline loader tiktoken-go downloads the ranks; set it
-	// before the first encoding is built, once for the process.
-	setLoader.Do(func() { tiktoken.SetBpeLoader(loader.NewOfflineLoader()) })
-	enc, err := tiktoken.GetEncoding(b.name)
-	if err != nil {
-		// The ranks are embedded in the binary: failing here means a broken build.
-		panic(fmt.Sprintf("tokens: loading embedded %s: %v", b.name, err))
-	}
-	b.enc = enc
-}
-
-// CountAll counts many texts; the filters and reports count a whole
-// transcript through it, so that how the work is spread lives in one place.
-func CountAll(c Counter, texts []string) []int {
-	out := make([]int, len(texts))
-	for i, s := range texts {
-		out[i] = c.Count(s)
-	}
-	return out
-}
