@@ -26,16 +26,25 @@ func shell(o output) ([]string, string, bool) {
 	return []string{testNumbers(o.body), size(o.body) + ", " + shown}, excerpt(o.body, total, kept), true
 }
 
-// errorLines returns the last n lines that report an error or a failure.
+// errorLines returns the last n distinct lines that report an error or a
+// failure: a message repeated for every failed test is kept once, where it
+// last appears.
 func errorLines(body string, n int) []piece {
 	var out []piece
 	eachLine(body, func(i int, line string) bool {
-		if isErrorLine(line) {
-			if len(out) == n {
-				out = append(out[:0], out[1:]...)
-			}
-			out = append(out, piece{i, line})
+		if !isErrorLine(line) {
+			return true
 		}
+		for j, p := range out {
+			if p.text == line {
+				out = append(out[:j], out[j+1:]...)
+				break
+			}
+		}
+		if len(out) == n {
+			out = out[1:]
+		}
+		out = append(out, piece{i, line})
 		return true
 	})
 	return out
@@ -44,14 +53,15 @@ func errorLines(body string, n int) []piece {
 // errorWords start the words that mark an error line, lower-cased.
 var errorWords = []string{"error", "fail", "panic", "exception", "fatal", "traceback"}
 
-// isErrorLine reports whether a line reports an error: it holds a word
-// starting with one of errorWords, in any case ("Error:", "FAILED",
-// "--- FAIL", "panic:"). Lines that only count failures ("0 failed",
+// isErrorLine reports whether a line reports an error: it holds a word, or
+// the capitalised part of a word, starting with one of errorWords, in any
+// case ("Error:", "FAILED", "--- FAIL", "panic:", "RuntimeError",
+// "NullPointerException"). Lines that only count failures ("0 failed",
 // "0 errors") are not error lines.
 func isErrorLine(line string) bool {
 	for i := 0; i < len(line); i++ {
 		c := line[i] | 0x20 // lower case for letters
-		if c < 'a' || c > 'z' || i > 0 && isWordByte(line[i-1]) {
+		if c < 'a' || c > 'z' || i > 0 && isWordByte(line[i-1]) && !isCamelStart(line, i) {
 			continue
 		}
 		for _, w := range errorWords {
@@ -61,6 +71,12 @@ func isErrorLine(line string) bool {
 		}
 	}
 	return false
+}
+
+// isCamelStart reports whether line[i] starts the capitalised part of a
+// word: an upper-case letter after a lower-case one.
+func isCamelStart(line string, i int) bool {
+	return line[i] >= 'A' && line[i] <= 'Z' && line[i-1] >= 'a' && line[i-1] <= 'z'
 }
 
 func isWordByte(c byte) bool {

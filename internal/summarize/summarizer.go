@@ -78,6 +78,9 @@ func pick(c *transcript.Call, body string) kindSummary {
 	case tools.Web:
 		return web
 	case tools.Shell:
+		if strings.HasPrefix(body, "diff --git ") || strings.Contains(body, "\ndiff --git ") {
+			return gitHistory // a command that printed a patch
+		}
 		return shell
 	}
 	if isCodeMap(c.Name) {
