@@ -8,6 +8,7 @@ package invariant
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -90,8 +91,7 @@ func Compare(in, out []byte) error {
 	if err := pointers(after); err != nil {
 		return err
 	}
-	ctr, _ := tokens.New(tokens.Default)
-	if n, m := size(before, ctr), size(after, ctr); m > n {
+	if n, m := size(before, counter()), size(after, counter()); m > n {
 		return fmt.Errorf("more tokens out (%d) than in (%d)", m, n)
 	}
 	return nil
@@ -121,6 +121,13 @@ func pointers(t *transcript.Transcript) error {
 	}
 	return nil
 }
+
+// counter is the one counter every check shares: loading an encoding's
+// ranks takes about a second, too long to pay on every check.
+var counter = sync.OnceValue(func() tokens.Counter {
+	ctr, _ := tokens.New(tokens.Default)
+	return ctr
+})
 
 // size is the tokens of everything a filter may change: the results.
 func size(t *transcript.Transcript, ctr tokens.Counter) int {
