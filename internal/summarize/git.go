@@ -148,7 +148,9 @@ func (s *status) addV2(line string) {
 	if y == '.' {
 		y = ' '
 	}
-	s.addShort(x, y, p)
+	if isStatusCode(x) && isStatusCode(y) {
+		s.addShort(x, y, p)
+	}
 }
 
 // gitStatus gives the branch, the counts by group and the paths.

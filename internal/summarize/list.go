@@ -30,6 +30,12 @@ type listing struct {
 // date (three fields), name.
 var lsLong = regexp.MustCompile(`^([-dlcbps])[-rwxsStTl]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(.+)$`)
 
+// isLong reports whether a line is one of ls -l, checking its first
+// characters before the expression.
+func isLong(line string) bool {
+	return len(line) > 11 && strings.IndexByte("-dlcbps", line[0]) >= 0 && strings.IndexByte("r-", line[1]) >= 0 && lsLong.MatchString(line)
+}
+
 // parseListing reads the listings tools print: a path a line (Glob, find,
 // rg --files, ls -1), ls -l, ls of several directories ("dir:" headers),
 // and the "- name" trees of list tools. cwd shortens the samples.
@@ -39,9 +45,10 @@ func parseListing(body, cwd string) listing {
 		name := strings.TrimSpace(line)
 		dir := false
 		switch {
-		case name == "" || strings.HasPrefix(name, "total ") || strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")"):
-			return true // ls's block count, notes such as "(Results are truncated …)"
-		case lsLong.MatchString(name):
+		case name == "" || strings.HasPrefix(name, "total ") || strings.HasPrefix(name, "NOTE: ") ||
+			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")"):
+			return true // ls's block count; notes such as "(Results are truncated …)"
+		case isLong(name):
 			m := lsLong.FindStringSubmatch(name)
 			name, dir = m[2], m[1] == "d"
 			if target := strings.Index(name, " -> "); m[1] == "l" && target >= 0 {
