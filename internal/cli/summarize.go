@@ -44,7 +44,7 @@ A summary starts with a marker line, then the lines it kept:
 
    [ctx-summarize] Bash ` + "`go test ./...`" + `: exit 0; 45 passed, 2 skipped; 410 lines (10,765 chars), the last 3 lines shown.
    [407 lines omitted]
-   ok  	example.com/app/store	0.012s
+   ok      example.com/app/store   0.012s
 
 EXAMPLES:
    ctx-summarize session.jsonl > smaller.jsonl
@@ -66,9 +66,9 @@ a file on stderr; --json prints that report as JSON on stderr instead.`,
 		&ucli.IntFlag{Name: "trigger", EnvVars: []string{"CTX_TRIGGER"},
 			Usage: "change nothing unless the history has more than `N` tokens; 0: off"},
 		&ucli.StringSliceFlag{Name: "exclude-tools", EnvVars: []string{"CTX_EXCLUDE_TOOLS"},
-			Usage: "never summarize the results of these tools (`NAME,...`, any case); repeatable"},
+			Usage: "never summarize the results of the tools `NAME,...` (any case); repeatable"},
 		&ucli.StringFlag{Name: "mode", Value: string(summarize.ModeSummary), EnvVars: []string{"CTX_MODE"},
-			Usage: "summary (made for the tool's kind) or clear (one line: tool, target, size removed)"},
+			Usage: "what replaces an old result: `MODE` summary (made for the tool's kind) or clear (one line: the tool, its target, the size removed)"},
 		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
 			Usage: "leave the copies of a summarized output that the format keeps beside it (Claude Code's toolUseResult) as they are"},
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"},
