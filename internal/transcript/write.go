@@ -86,6 +86,9 @@ func (t *Transcript) Size() int { return len(t.src) }
 // itself, byte for byte.
 func (t *Transcript) Bytes() []byte {
 	var b bytes.Buffer
+	// Filters shrink transcripts: the input's size is enough, and growing
+	// a buffer of a hundred megabytes step by step costs more than the copy.
+	b.Grow(len(t.src))
 	t.WriteTo(&b) //nolint:errcheck // a bytes.Buffer does not fail
 	return b.Bytes()
 }
