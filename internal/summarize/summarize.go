@@ -259,7 +259,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 	for _, p := range plans {
 		t.SetText(p.r, p.summary)
 		if !f.opts.KeepMirrors {
-			for i := range p.r.Mirrors() {
+			for i := range p.r.NumMirrors() {
 				if i == 0 {
 					t.SetMirror(p.r, i, p.summary)
 				} else {
