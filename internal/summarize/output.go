@@ -82,7 +82,7 @@ func (o output) line(facts []string, detail string) string {
 		what += " " + t
 	}
 	text := what + ": " + strings.Join(kept, "; ") + "."
-	if len(marker.Refs(marker.Line("summarize", text))) > 0 {
+	if strings.Contains(text, "call ") && len(marker.Refs(marker.Line("summarize", text))) > 0 {
 		text = o.call.Name + ":\n" + text
 	}
 	return marker.Line("summarize", text) + detail

@@ -147,6 +147,14 @@ func (t *tally) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// maySummarizeTests reports whether a line can be one of the summary lines
+// below, by its first character and a digit in it: most lines of an output
+// are not, and are spared the expressions.
+func maySummarizeTests(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	return t != "" && strings.IndexByte("=0123456789TtROFo-", t[0]) >= 0 && strings.ContainsAny(t, "0123456789")
+}
+
 // testNumbers finds the counts of a test run in a command's output: pytest,
 // go test, cargo test, jest and vitest, mocha, ExUnit, unittest and
 // Django. "" when there are none. Runs of several packages or crates are
@@ -154,7 +162,7 @@ func (t *tally) String() string {
 func testNumbers(body string) string {
 	var t, goPkgs, goTests tally
 	eachLine(body, func(_ int, line string) bool {
-		if line == "" || !strings.ContainsAny(line, "0123456789-") {
+		if !maySummarizeTests(line) {
 			return true
 		}
 		for _, re := range []*regexp.Regexp{pytestLine, jestLine, cargoLine, exunitLine, mochaLine, unittestResult} {

@@ -14,8 +14,11 @@ package summarize
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -192,9 +195,7 @@ type plan struct {
 func (f *Filter) Apply(t *transcript.Transcript) Report {
 	rep := Report{Format: string(t.Format), Results: len(t.Results)}
 	texts := make([]string, len(t.Results))
-	for i, r := range t.Results {
-		texts[i] = r.Text()
-	}
+	forEach(len(texts), func(i int) { texts[i] = t.Results[i].Text() })
 	before := tokens.CountAll(f.ctr, texts)
 	for _, n := range before {
 		rep.TokensBefore += n
@@ -215,20 +216,29 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 	// one batch.
 	protected := f.protected(t, before)
 	refs := marker.Referenced(t)
+	var old []*transcript.Result
+	for i, r := range t.Results {
+		if !f.keep(r, protected[i], refs, &rep.Kept) {
+			old = append(old, r)
+		}
+	}
 	sum := f.summarizer(t.Cwd)
+	made := make([]plan, len(old))
+	forEach(len(old), func(i int) {
+		r := old[i]
+		if s, ok := sum.Summarize(r.Call, texts[r.Index]); ok {
+			made[i] = plan{r: r, summary: s}
+		}
+	})
 	var plans []plan
 	var summaries []string
-	for i, r := range t.Results {
-		if f.keep(r, protected[i], refs, &rep.Kept) {
-			continue
-		}
-		s, ok := sum.Summarize(r.Call, texts[i])
-		if !ok {
+	for _, p := range made {
+		if p.r == nil {
 			rep.Kept.NotShorter++
 			continue
 		}
-		plans = append(plans, plan{r: r, summary: s})
-		summaries = append(summaries, s)
+		plans = append(plans, p)
+		summaries = append(summaries, p.summary)
 	}
 	after := tokens.CountAll(f.ctr, summaries)
 	kept := plans[:0]
@@ -375,4 +385,37 @@ func (r *Report) finish(t *transcript.Transcript, plans []plan, before []int) {
 	if r.Changes == nil {
 		r.Changes = []Entry{}
 	}
+}
+
+// forEach calls f for every index below n, on every CPU: decoding and
+// summarizing results are independent of each other, and are most of the
+// filter's own work on a large transcript. f writes only its own index's
+// slots, so the outcome does not depend on the order.
+func forEach(n int, f func(i int)) {
+	const block = 32
+	workers := min(runtime.GOMAXPROCS(0), (n+block-1)/block)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(block)) - block
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+block, n); i++ {
+					f(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -1,0 +1,62 @@
+package summarize
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// BenchmarkFilter parses, summarizes and writes a large transcript:
+// $CTX_BENCH_FILE (make one with scripts/bigtranscript), else every corpus
+// file. The encoding is $CTX_BENCH_ENCODING, approx by default: the
+// filter's own work, without the cost of exact counting.
+func BenchmarkFilter(b *testing.B) {
+	var inputs [][]byte
+	if f := os.Getenv("CTX_BENCH_FILE"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, data)
+	} else {
+		for _, f := range testutil.CorpusFiles(b) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inputs = append(inputs, data)
+		}
+	}
+	enc := os.Getenv("CTX_BENCH_ENCODING")
+	if enc == "" {
+		enc = tokens.Approx
+	}
+	ctr, err := tokens.New(enc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := New(Defaults(), ctr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := 0
+	for _, in := range inputs {
+		size += len(in)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, in := range inputs {
+			t, err := transcript.Parse(in, transcript.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Apply(t)
+			_ = t.Bytes()
+		}
+	}
+}
