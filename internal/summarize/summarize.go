@@ -257,6 +257,8 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 	plans = kept
 
 	switch {
+	case rep.Results == 0:
+		rep.Unchanged = "no tool results"
 	case len(plans) == 0:
 		rep.Unchanged = fmt.Sprintf("nothing old to summarize (%s of %s tool results in protected windows)",
 			textfmt.Int(rep.Kept.Protected), textfmt.Int(rep.Results))
