@@ -107,3 +107,25 @@ func Fixtures(t testing.TB) []string {
 func Name(path string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
 }
+
+// BenchInputs are the transcripts a benchmark reads: the file named by
+// $CTX_BENCH_FILE (make a large one with scripts/bigtranscript), else every
+// corpus file. It returns them with their total size, for b.SetBytes.
+func BenchInputs(b *testing.B) ([][]byte, int64) {
+	b.Helper()
+	files := []string{os.Getenv("CTX_BENCH_FILE")}
+	if files[0] == "" {
+		files = CorpusFiles(b)
+	}
+	var inputs [][]byte
+	var size int64
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, data)
+		size += int64(len(data))
+	}
+	return inputs, size
+}
