@@ -11,25 +11,11 @@ import (
 
 // BenchmarkFilter parses, summarizes and writes a large transcript:
 // $CTX_BENCH_FILE (make one with scripts/bigtranscript), else every corpus
-// file. The encoding is $CTX_BENCH_ENCODING, approx by default: the
-// filter's own work, without the cost of exact counting.
+// file, with the default options. The encoding is $CTX_BENCH_ENCODING,
+// approx by default: the filter's own work, without the cost of exact
+// counting.
 func BenchmarkFilter(b *testing.B) {
-	var inputs [][]byte
-	if f := os.Getenv("CTX_BENCH_FILE"); f != "" {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inputs = append(inputs, data)
-	} else {
-		for _, f := range testutil.CorpusFiles(b) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				b.Fatal(err)
-			}
-			inputs = append(inputs, data)
-		}
-	}
+	inputs, size := testutil.BenchInputs(b)
 	enc := os.Getenv("CTX_BENCH_ENCODING")
 	if enc == "" {
 		enc = tokens.Approx
@@ -42,11 +28,7 @@ func BenchmarkFilter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	size := 0
-	for _, in := range inputs {
-		size += len(in)
-	}
-	b.SetBytes(int64(size))
+	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
