@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -143,17 +142,4 @@ func isCodexHeader(line string) bool {
 		}
 	}
 	return false
-}
-
-// isFile reports whether a call is about one file, not a directory or a
-// tree: for telling "path:text" search output from "text" with a colon.
-func isFile(a tools.Args) bool {
-	return a.Path != "" && a.Path != "." && !strings.HasSuffix(a.Path, "/") && strings.Contains(pathBase(a.Path), ".")
-}
-
-func pathBase(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }
