@@ -212,50 +212,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 		}
 	}
 
-	// Summarize every old result that may be, then count the summaries in
-	// one batch.
-	protected := f.protected(t, before)
-	refs := marker.Referenced(t)
-	var old []*transcript.Result
-	for i, r := range t.Results {
-		if !f.keep(r, protected[i], refs, &rep.Kept) {
-			old = append(old, r)
-		}
-	}
-	sum := f.summarizer(t.Cwd)
-	made := make([]plan, len(old))
-	forEach(len(old), func(i int) {
-		r := old[i]
-		if s, ok := sum.Summarize(r.Call, texts[r.Index]); ok {
-			made[i] = plan{r: r, summary: s}
-		}
-	})
-	var plans []plan
-	var summaries []string
-	for _, p := range made {
-		if p.r == nil {
-			rep.Kept.NotShorter++
-			continue
-		}
-		plans = append(plans, p)
-		summaries = append(summaries, p.summary)
-	}
-	after := tokens.CountAll(f.ctr, summaries)
-	kept := plans[:0]
-	saved := 0
-	for i, p := range plans {
-		// Never more tokens out than in: a summary replaces a result only
-		// when it is shorter.
-		if after[i] >= before[p.r.Index] {
-			rep.Kept.NotShorter++
-			continue
-		}
-		p.tokens = after[i]
-		saved += before[p.r.Index] - after[i]
-		kept = append(kept, p)
-	}
-	plans = kept
-
+	plans, saved := f.plan(t, texts, before, &rep.Kept)
 	switch {
 	case rep.Results == 0:
 		rep.Unchanged = "no tool results"
@@ -269,19 +226,69 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 		plans = nil
 	}
 	for _, p := range plans {
-		t.SetText(p.r, p.summary)
-		if !f.opts.KeepMirrors {
-			for i := range p.r.NumMirrors() {
-				if i == 0 {
-					t.SetMirror(p.r, i, p.summary)
-				} else {
-					t.SetMirror(p.r, i, "")
-				}
-			}
-		}
+		f.replace(t, p)
 	}
 	rep.finish(t, plans, before)
 	return rep
+}
+
+// plan summarizes every old result that may be summarized and returns the
+// summaries with fewer tokens than their results, and the tokens they save
+// together. texts and before are every result's text and tokens.
+func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k *Kept) ([]plan, int) {
+	protected := f.protected(t, before)
+	refs := marker.Referenced(t)
+	var old []*transcript.Result
+	for i, r := range t.Results {
+		if !f.keep(r, protected[i], refs, k) {
+			old = append(old, r)
+		}
+	}
+	sum := f.summarizer(t.Cwd)
+	made := make([]plan, len(old))
+	forEach(len(old), func(i int) {
+		if s, ok := sum.Summarize(old[i].Call, texts[old[i].Index]); ok {
+			made[i] = plan{r: old[i], summary: s}
+		}
+	})
+	var plans []plan
+	var summaries []string
+	for _, p := range made {
+		if p.r != nil {
+			plans = append(plans, p)
+			summaries = append(summaries, p.summary)
+		}
+	}
+	k.NotShorter += len(made) - len(plans)
+	after := tokens.CountAll(f.ctr, summaries)
+	shorter := plans[:0]
+	saved := 0
+	for i, p := range plans {
+		// Never more tokens out than in.
+		if n := before[p.r.Index]; after[i] < n {
+			p.tokens = after[i]
+			saved += n - after[i]
+			shorter = append(shorter, p)
+		}
+	}
+	k.NotShorter += len(plans) - len(shorter)
+	return shorter, saved
+}
+
+// replace writes a summary in place of its result and, unless KeepMirrors,
+// of the result's mirrors: the first becomes the summary, the others empty.
+func (f *Filter) replace(t *transcript.Transcript, p plan) {
+	t.SetText(p.r, p.summary)
+	if f.opts.KeepMirrors {
+		return
+	}
+	for i := range p.r.NumMirrors() {
+		if i == 0 {
+			t.SetMirror(p.r, i, p.summary)
+		} else {
+			t.SetMirror(p.r, i, "")
+		}
+	}
 }
 
 // keep reports whether a result stays whole, and counts why.
