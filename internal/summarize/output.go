@@ -44,23 +44,23 @@ func (o output) status() string {
 }
 
 // target is what the call was about, for the marker line: the command in
-// backquotes, the pattern in quotes (and where it searched), the path with
-// its range, or the URL.
+// backquotes, the pattern in double quotes as written (and where it
+// searched), the path with its range, the URL, or the query in quotes.
 func (o output) target() string {
 	a := o.call.Args
 	switch {
 	case a.Command != "":
 		return "`" + oneLine(a.Command, 160) + "`"
 	case a.Pattern != "" && a.Path != "":
-		return strconv.Quote(oneLine(a.Pattern, 60)) + " in " + a.File(o.cwd)
+		return `"` + oneLine(a.Pattern, 60) + `" in ` + a.File(o.cwd)
 	case a.Pattern != "":
-		return strconv.Quote(oneLine(a.Pattern, 60))
+		return `"` + oneLine(a.Pattern, 60) + `"`
 	case a.Path != "":
 		return a.Target(o.cwd)
 	case strings.Contains(a.URL, "://"):
 		return clip(a.URL, 120)
 	case a.URL != "":
-		return strconv.Quote(oneLine(a.URL, 100))
+		return `"` + oneLine(a.URL, 100) + `"`
 	}
 	return ""
 }
