@@ -56,12 +56,12 @@ func FuzzParsers(f *testing.F) {
 		if n := testNumbers(s); n != "" && !strings.ContainsAny(n, "0123456789") {
 			t.Errorf("test numbers without a number: %q", n)
 		}
-		hits := parseHits(s)
+		hits := parseHits(s, "/r")
 		if len(hits.first) > searchKeep || hits.matches < 0 {
 			t.Errorf("hits: %+v", hits)
 		}
 		l := parseListing(s, "/r")
-		if len(l.samples) > listSamples || len(l.samples) > l.files+l.dirs {
+		if len(l.entries.samples) > listSamples || l.entries.n != l.files+l.dirs {
 			t.Errorf("listing: %+v", l)
 		}
 		if body := unwrap(s); !strings.Contains(s, strings.TrimSpace(body)) {

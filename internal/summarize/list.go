@@ -20,10 +20,48 @@ const (
 type listing struct {
 	files, dirs int             // entries: files, and directories listed as such
 	parents     map[string]bool // the directories the files are in
-	samples     []string        // the first entries, relative to cwd where under it
-	// under is the directory every entry is in ("src/app/"), so that the
-	// samples can be named relative to it; "" when there is none.
-	under string
+	entries     names           // relative to cwd where under it; directories end with /
+}
+
+// names gathers paths to name a few of them: the first ones, and the
+// directory they are all in.
+type names struct {
+	n       int
+	samples []string // the first listSamples
+	under   string   // the directory ("src/app/") every path is in, or ""
+}
+
+func (ns *names) add(p string) {
+	parent := p[:strings.LastIndexByte(strings.TrimSuffix(p, "/"), '/')+1]
+	if ns.n == 0 {
+		ns.under = parent
+	} else {
+		ns.under = commonDir(ns.under, parent)
+	}
+	ns.n++
+	if len(ns.samples) < listSamples {
+		ns.samples = append(ns.samples, p)
+	}
+}
+
+// String names the paths, relative to the directory they share:
+// " under src/, e.g. a.go, b.go, …", or ": a.go, b.go" when all are named.
+func (ns names) String() string {
+	var b strings.Builder
+	samples := ns.samples
+	if ns.under != "" && ns.n > 1 {
+		b.WriteString(" under " + ns.under)
+		samples = make([]string, len(ns.samples))
+		for i, s := range ns.samples {
+			samples[i] = strings.TrimPrefix(s, ns.under)
+		}
+	}
+	if len(samples) < ns.n {
+		b.WriteString(", e.g. " + strings.Join(samples, ", ") + ", …")
+	} else {
+		b.WriteString(": " + strings.Join(samples, ", "))
+	}
+	return b.String()
 }
 
 // lsLong matches a line of ls -l: type and mode, links, owner, group, size,
@@ -72,16 +110,7 @@ func parseListing(body, cwd string) listing {
 			l.files++
 			l.parents[path.Dir(name)] = true
 		}
-		short := shortPath(name, cwd)
-		if len(l.samples) < listSamples {
-			l.samples = append(l.samples, short)
-		}
-		parent := short[:strings.LastIndexByte(strings.TrimSuffix(short, "/"), '/')+1]
-		if l.files+l.dirs == 1 {
-			l.under = parent
-		} else {
-			l.under = commonDir(l.under, parent)
-		}
+		l.entries.add(shortPath(name, cwd))
 		return true
 	})
 	return l
@@ -121,20 +150,7 @@ func list(o output) ([]string, string, bool) {
 	default:
 		counts = plural(l.files, "file", "files") + ", " + plural(l.dirs, "directory", "directories")
 	}
-	samples := l.samples
-	if l.under != "" && l.files+l.dirs > 1 {
-		counts += " under " + l.under
-		samples = make([]string, len(l.samples))
-		for i, s := range l.samples {
-			samples[i] = strings.TrimPrefix(s, l.under)
-		}
-	}
-	if len(samples) < l.files+l.dirs {
-		counts += ", e.g. " + strings.Join(samples, ", ") + ", …"
-	} else {
-		counts += ": " + strings.Join(samples, ", ")
-	}
-	return []string{counts + "; the full listing is not shown here"}, "", true
+	return []string{counts + l.entries.String() + "; the full listing is not shown here"}, "", true
 }
 
 // treeCounts matches the last line of tree: "14 directories, 127 files".

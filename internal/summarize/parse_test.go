@@ -185,7 +185,7 @@ func TestParseHits(t *testing.T) {
 		{"no matches", "No matches found\n", 1, 0, 1, false},
 	}
 	for _, c := range cases {
-		h := parseHits(c.in)
+		h := parseHits(c.in, "")
 		if h.matches != c.matches || len(h.files) != c.files || len(h.first) != c.keep || h.onlyFiles != c.onlyFiles {
 			t.Errorf("%s: %d matches in %d files, %d kept, only files %v; want %d, %d, %d, %v",
 				c.name, h.matches, len(h.files), len(h.first), h.onlyFiles, c.matches, c.files, c.keep, c.onlyFiles)
@@ -211,9 +211,10 @@ func TestParseListing(t *testing.T) {
 	}
 	for _, c := range cases {
 		l := parseListing(c.in, c.cwd)
-		if l.files != c.files || l.dirs != c.dirs || len(l.parents) != c.parents || !reflect.DeepEqual(l.samples, c.samples) || l.under != c.under {
+		e := l.entries
+		if l.files != c.files || l.dirs != c.dirs || len(l.parents) != c.parents || !reflect.DeepEqual(e.samples, c.samples) || e.under != c.under {
 			t.Errorf("%s: %d files, %d dirs in %d parents, samples %q under %q; want %d, %d, %d, %q, %q",
-				c.name, l.files, l.dirs, len(l.parents), l.samples, l.under, c.files, c.dirs, c.parents, c.samples, c.under)
+				c.name, l.files, l.dirs, len(l.parents), e.samples, e.under, c.files, c.dirs, c.parents, c.samples, c.under)
 		}
 	}
 }

@@ -10,22 +10,22 @@ const searchKeep = 3 // matches kept of a search
 type hits struct {
 	matches   int
 	files     map[string]bool
-	order     []string // the files in the order seen
-	first     []piece  // the first matches
-	total     int      // lines of output
-	onlyFiles bool     // a list of files (grep -l, Grep's files_with_matches)
+	names     names   // the files, relative to cwd where under it
+	first     []piece // the first matches
+	total     int     // lines of output
+	onlyFiles bool    // a list of files (grep -l, Grep's files_with_matches)
 }
 
 // parseHits reads the output of grep, rg, git grep and search tools: lines
 // "path:line:text", "path:text", "line:text" (one file), "path:count"
 // (grep -c), context lines "path-line-text" and "--" separators, or a
 // list of files ("Found 11 files" and a path a line).
-func parseHits(body string) hits {
+func parseHits(body, cwd string) hits {
 	h := hits{files: map[string]bool{}}
 	file := func(p string) {
 		if !h.files[p] {
 			h.files[p] = true
-			h.order = append(h.order, p)
+			h.names.add(shortPath(p, cwd))
 		}
 	}
 	listed := 0 // lines that are only a path
@@ -128,25 +128,16 @@ func isDigits(s string) bool {
 
 // search gives the number of matches and files and the first matches.
 func search(o output) ([]string, string, bool) {
-	h := parseHits(o.body)
+	h := parseHits(o.body, o.cwd)
 	switch {
 	case h.onlyFiles:
-		samples := h.order[:min(listSamples, len(h.order))]
-		short := make([]string, len(samples))
-		for i, p := range samples {
-			short[i] = shortPath(p, o.cwd)
-		}
-		facts := plural(len(h.order), "file", "files") + " with matches: " + strings.Join(short, ", ")
-		if len(samples) < len(h.order) {
-			facts += ", …"
-		}
-		return []string{facts + "; the full list is not shown here"}, "", true
+		return []string{plural(len(h.files), "file", "files") + " with matches" + h.names.String() + "; the full list is not shown here"}, "", true
 	case h.matches == 0:
 		return other(o)
 	}
 	count := plural(h.matches, "match", "matches")
 	if len(h.files) > 0 {
-		count += " in " + plural(len(h.files), "file", "files")
+		count += " in " + plural(len(h.files), "file", "files") + h.names.String()
 	}
 	return []string{count, "the first " + plural(len(h.first), "match", "matches") + " shown"},
 		excerpt(o.body, h.total, h.first), true
