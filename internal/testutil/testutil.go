@@ -91,6 +91,30 @@ func CorpusFiles(t testing.TB) []string {
 	return files
 }
 
+// BenchInputs reads what benchmarks measure: $CTX_BENCH_FILE (make one
+// with scripts/bigtranscript), else every corpus file. It sets the bytes
+// per operation to their size, and resets the timer.
+func BenchInputs(b *testing.B) [][]byte {
+	b.Helper()
+	files := []string{os.Getenv("CTX_BENCH_FILE")}
+	if files[0] == "" {
+		files = CorpusFiles(b)
+	}
+	inputs := make([][]byte, len(files))
+	size := 0
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs[i] = data
+		size += len(data)
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	return inputs
+}
+
 // Fixtures lists the shared fixtures of testdata/formats, sorted.
 func Fixtures(t testing.TB) []string {
 	t.Helper()
@@ -106,26 +130,4 @@ func Fixtures(t testing.TB) []string {
 // subtest names: claude-code/spotter-subagent.jsonl.
 func Name(path string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
-}
-
-// BenchInputs are the transcripts a benchmark reads: the file named by
-// $CTX_BENCH_FILE (make a large one with scripts/bigtranscript), else every
-// corpus file. It returns them with their total size, for b.SetBytes.
-func BenchInputs(b *testing.B) ([][]byte, int64) {
-	b.Helper()
-	files := []string{os.Getenv("CTX_BENCH_FILE")}
-	if files[0] == "" {
-		files = CorpusFiles(b)
-	}
-	var inputs [][]byte
-	var size int64
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inputs = append(inputs, data)
-		size += int64(len(data))
-	}
-	return inputs, size
 }

@@ -9,9 +9,7 @@ import (
 // BenchmarkParse reads a large transcript: $CTX_BENCH_FILE (make one with
 // scripts/bigtranscript), else every corpus file.
 func BenchmarkParse(b *testing.B) {
-	inputs, size := testutil.BenchInputs(b)
-	b.SetBytes(size)
-	b.ResetTimer()
+	inputs := testutil.BenchInputs(b)
 	for i := 0; i < b.N; i++ {
 		for _, in := range inputs {
 			if _, err := Parse(in, Options{}); err != nil {
