@@ -21,6 +21,7 @@ import (
 var commands = map[string]Command{
 	"ctx-count":     Count,
 	"ctx-changelog": Changelog,
+	"ctx-summarize": Summarize,
 }
 
 func TestMain(m *testing.M) {

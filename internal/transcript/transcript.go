@@ -183,6 +183,10 @@ type Mirror struct {
 	Text  string
 }
 
+// NumMirrors is the number of the result's mirrors, without decoding them:
+// for a filter that rewrites them all with SetMirror.
+func (r *Result) NumMirrors() int { return len(r.mirrors) }
+
 // Mirrors returns the result's mirrors: the string fields of the copy.
 func (r *Result) Mirrors() []Mirror {
 	out := make([]Mirror, len(r.mirrors))

@@ -179,3 +179,29 @@ func TestFormatOverride(t *testing.T) {
 		t.Error("ParseFormat accepted yaml")
 	}
 }
+
+// TestSetMirrorSameText: setting a mirror to the text it has changes
+// nothing, and a short text replaces a long mirror.
+func TestSetMirrorSameText(t *testing.T) {
+	for _, path := range testutil.Fixtures(t) {
+		tr, _ := parseFile(t, path)
+		for _, r := range tr.Results {
+			for i, m := range r.Mirrors() {
+				tr.SetMirror(r, i, m.Text)
+			}
+		}
+		if tr.Changed() {
+			t.Errorf("%s: setting mirrors to their own text changed the transcript", filepath.Base(path))
+		}
+		for _, r := range tr.Results {
+			for i, m := range r.Mirrors() {
+				if len(m.Text) > 12 {
+					tr.SetMirror(r, i, "x")
+					if got := r.Mirrors()[i].Text; got != "x" {
+						t.Errorf("%s: mirror %s is %q after SetMirror", filepath.Base(path), m.Field, got)
+					}
+				}
+			}
+		}
+	}
+}

@@ -62,7 +62,10 @@ func (t *Transcript) SetText(r *Result, text string) {
 // SetMirror replaces the text of a result's i-th mirror (see Result.Mirrors).
 func (t *Transcript) SetMirror(r *Result, i int, text string) {
 	m := &r.mirrors[i]
-	if text == m.Text() {
+	// A text under a sixth of the raw string's size cannot be its value (an
+	// escape takes at most six bytes for one): that spares decoding a large
+	// mirror only to compare it with a short summary.
+	if (m.set || 6*len(text) >= len(m.value.raw)-2) && text == m.Text() {
 		return
 	}
 	t.replace(m.start, m.end, jsonString(text))
@@ -86,6 +89,9 @@ func (t *Transcript) Size() int { return len(t.src) }
 // itself, byte for byte.
 func (t *Transcript) Bytes() []byte {
 	var b bytes.Buffer
+	// Filters shrink transcripts: the input's size is enough, and growing
+	// a buffer of a hundred megabytes step by step costs more than the copy.
+	b.Grow(len(t.src))
 	t.WriteTo(&b) //nolint:errcheck // a bytes.Buffer does not fail
 	return b.Bytes()
 }

@@ -1,0 +1,13 @@
+// Command ctx-summarize replaces a transcript's old tool results with short
+// summaries made for their kind.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Summarize, os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,119 @@
+package summarize
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// configs are the options every fixture and corpus file is run with: the
+// defaults (which leave small transcripts alone), protection lowered so
+// that the files are summarized, and clear mode. The lowered run counts
+// with the default encoding, as a user's run does; the others with the
+// fast estimate, since exact counting under the race detector is slow
+// (invariant.Check still judges every output in the default encoding).
+var configs = []struct {
+	name, encoding string
+	opts           Options
+}{
+	{"defaults", tokens.Approx, Defaults()},
+	{"lowered", tokens.Default, Options{Mode: ModeSummary, ProtectTokens: 2000}},
+	{"clear", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, ProtectTurns: 1, KeepMirrors: true}},
+}
+
+// inputs are the fixtures and, where it is present, the corpus.
+func inputs(t *testing.T) []string {
+	files := testutil.Fixtures(t)
+	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
+		files = append(files, testutil.CorpusFiles(t)...)
+	}
+	return files
+}
+
+// TestInvariants runs every design.md invariant (invariant.Check) over every
+// fixture and corpus file with each configuration, and checks what
+// ctx-summarize adds: only old results of kinds it may summarize change,
+// into [ctx-summarize] summaries that name the tool, the target and how the
+// call ended, and their mirrors follow.
+func TestInvariants(t *testing.T) {
+	counters := map[string]tokens.Counter{}
+	for _, cfg := range configs {
+		ctr, err := tokens.New(cfg.encoding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counters[cfg.encoding] = ctr
+	}
+	for _, path := range inputs(t) {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cfg := range configs {
+			t.Run(testutil.Name(path)+"/"+cfg.name, func(t *testing.T) {
+				t.Parallel()
+				f, err := New(cfg.opts, counters[cfg.encoding])
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rep Report
+				out := invariant.Check(t, in, func(in []byte) ([]byte, error) {
+					tr, err := transcript.Parse(in, transcript.Options{Tools: tools.NewTable(nil)})
+					if err != nil {
+						return nil, err
+					}
+					rep = f.Apply(tr)
+					return tr.Bytes(), nil
+				})
+				checkChanges(t, in, out, cfg.opts)
+				if cfg.name == "lowered" && rep.Results-rep.Kept.EditWrite-rep.Kept.Failed >= 10 && rep.Summarized == 0 {
+					// Check's last run is on the input: rep is the first run's.
+					t.Errorf("nothing summarized with protection lowered: %+v", rep.Kept)
+				}
+			})
+		}
+	}
+}
+
+// checkChanges compares every result of out with in.
+func checkChanges(t *testing.T, in, out []byte, opts Options) {
+	t.Helper()
+	before, err := transcript.Parse(in, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := transcript.Parse(out, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := marker.Referenced(before)
+	for i, r := range after.Results {
+		b := before.Results[i]
+		if r.Text() == b.Text() {
+			continue
+		}
+		c := b.Call
+		switch {
+		case !marker.Is(r.Text(), "summarize"):
+			t.Errorf("result %d (%s) changed into something else than a summary: %.80q", i, b.CallID, r.Text())
+		case c == nil || c.Kind == tools.Edit || c.Kind == tools.Write:
+			t.Errorf("result %d (%s) of an edit, a write or no call was summarized", i, b.CallID)
+		case b.Failed():
+			t.Errorf("result %d (%s): a failed call's error text was summarized away", i, b.CallID)
+		case marker.Is(b.Text(), "") || refs[b.CallID]:
+			t.Errorf("result %d (%s): a marker, or a result a pointer names, was summarized", i, b.CallID)
+		default:
+			checkSummary(t, c, before.Cwd, r.Text())
+		}
+		mirrors := r.Mirrors()
+		if !opts.KeepMirrors && len(mirrors) > 0 && mirrors[0].Text != r.Text() {
+			t.Errorf("result %d (%s): mirror %s was not set to the summary", i, b.CallID, mirrors[0].Field)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package summarize
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// seeds are outputs of every shape the parsers read.
+var seeds = []string{
+	"On branch main\nChanges to be committed:\n\tmodified:   a.go\n\nUntracked files:\n\tb.go\n",
+	" M a.go\n?? b.go\n## main...origin/main\n",
+	"1 .M N... 100644 100644 100644 a b x.go\n2 R. N... 1 2 3 a b R100 n\to\nu UU N... 1 2 3 4 a b c d.go\n? e\n",
+	"commit 0123456789abcdef0123456789abcdef01234567\n\n    msg\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+	" a.go | 3 ++-\n 1 file changed\n",
+	"=== 1 failed, 2 passed in 0.1s ===\n--- FAIL: TestX\nok  \tpkg\t0.1s\ntest result: ok. 1 passed; 0 failed; 0 ignored\nRan 3 tests in 0.1s\nFAILED (failures=1)\n",
+	"a.go:1:x\na.go-2-y\n--\n3:z\nFound 2 files\n",
+	"total 8\ndrwxr-xr-x 1 a b 4096 May  6  2025 d\n-rw-r--r-- 1 a b 1 May  6  2025 f\n- x/\n  - y\nz:\n",
+	"├── a\n│   └── b\n└── c\n\n1 directory, 2 files\n",
+	"<returncode>0</returncode>\n<output>\nx\n</output>",
+	"Chunk ID: 1\nProcess exited with code 0\nOutput:\nTotal output lines: 3\n\nx\n",
+}
+
+func FuzzParsers(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st := parseStatus(s)
+		var paths []string
+		for _, p := range append(st.staged, st.unstaged...) {
+			if len(p) < 2 || p[1] != ' ' || !isStatusCode(p[0]) {
+				t.Errorf("status entry %q is not STATE PATH", p)
+				continue
+			}
+			paths = append(paths, p[2:])
+		}
+		for _, p := range append(append(paths, st.untracked...), st.conflicts...) {
+			if !strings.Contains(s, p) {
+				t.Errorf("status path %q is not in the input", p)
+			}
+		}
+		h := parseHistory(s)
+		for _, c := range h.files {
+			if c.added < 0 || c.removed < 0 {
+				t.Errorf("negative counts: %+v", c)
+			}
+		}
+		if n := testNumbers(s); n != "" && !strings.ContainsAny(n, "0123456789") {
+			t.Errorf("test numbers without a number: %q", n)
+		}
+		hits := parseHits(s, "/r")
+		if len(hits.first) > searchKeep || hits.matches < 0 {
+			t.Errorf("hits: %+v", hits)
+		}
+		l := parseListing(s, "/r")
+		if len(l.entries.samples) > listSamples || l.entries.n != l.files+l.dirs {
+			t.Errorf("listing: %+v", l)
+		}
+		if body := unwrap(s); !strings.Contains(s, strings.TrimSpace(body)) {
+			t.Errorf("unwrap(%q) = %q, not part of the input", s, body)
+		}
+	})
+}
+
+// FuzzSummarize runs every kind's summary on any output: it never panics,
+// a summary is a [ctx-summarize] marker that points nowhere, and valid
+// UTF-8 stays valid.
+func FuzzSummarize(f *testing.F) {
+	for _, s := range seeds {
+		f.Add(s, "Bash", `{"command":"git status"}`)
+	}
+	for _, in := range []string{`{"command":"go test ./..."}`, `{"command":"git diff"}`, `{"command":"ls -la"}`, `{"command":"grep -rn x ."}`,
+		`{"command":"tree"}`, `{"command":"cat a.go"}`, `{"command":"curl https://x"}`} {
+		f.Add(strings.Repeat("line\n", 30), "Bash", in)
+	}
+	for _, tool := range []string{"Read", "Glob", "Grep", "WebFetch", "TodoWrite", "repo_map", "Edit"} {
+		f.Add(strings.Repeat("out put\n", 30), tool, `{"file_path":"a.go","pattern":"x","url":"https://x"}`)
+	}
+	table := tools.NewTable(nil)
+	ctr, _ := tokens.New(tokens.Approx)
+	f.Fuzz(func(t *testing.T, text, tool, input string) {
+		kind, args := table.Classify(tool, parseInput(input))
+		c := &transcript.Call{Name: tool, Kind: kind, Args: args, Result: &transcript.Result{}}
+		for _, s := range []Summarizer{Rules{Cwd: "/r"}, Clear{Cwd: "/r", Counter: ctr}} {
+			got, ok := s.Summarize(c, text)
+			if !ok {
+				continue
+			}
+			if !marker.Is(got, "summarize") || len(marker.Refs(got)) > 0 {
+				t.Errorf("%T: %q", s, got)
+			}
+			if utf8.ValidString(text) && utf8.ValidString(tool) && utf8.ValidString(input) && !utf8.ValidString(got) {
+				t.Errorf("%T made invalid UTF-8 of valid input: %q", s, got)
+			}
+		}
+	})
+}
+
+// parseInput reads tool arguments as the transcript parser does: invalid
+// JSON classifies by the tool's name alone.
+func parseInput(input string) gjson.Result {
+	if !gjson.Valid(input) {
+		return gjson.Result{}
+	}
+	return gjson.Parse(input)
+}

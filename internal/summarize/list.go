@@ -1,0 +1,231 @@
+package summarize
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+const (
+	listSamples = 5  // paths named as examples of a listing
+	treeTop     = 10 // top-level entries named of a tree
+	codeMapHead = 500
+)
+
+// listing is what a listing holds.
+type listing struct {
+	files, dirs int             // entries: files, and directories listed as such
+	parents     map[string]bool // the directories the files are in
+	entries     names           // relative to cwd where under it; directories end with /
+}
+
+// names gathers paths to name a few of them: the first ones, and the
+// directory they are all in.
+type names struct {
+	n       int
+	samples []string // the first listSamples
+	under   string   // the directory ("src/app/") every path is in, or ""
+}
+
+func (ns *names) add(p string) {
+	parent := p[:strings.LastIndexByte(strings.TrimSuffix(p, "/"), '/')+1]
+	if ns.n == 0 {
+		ns.under = parent
+	} else {
+		ns.under = commonDir(ns.under, parent)
+	}
+	ns.n++
+	if len(ns.samples) < listSamples {
+		ns.samples = append(ns.samples, p)
+	}
+}
+
+// String names the paths, relative to the directory they share:
+// " under src/, e.g. a.go, b.go, …", or ": a.go, b.go" when all are named.
+func (ns names) String() string {
+	var b strings.Builder
+	samples := ns.samples
+	if ns.under != "" && ns.n > 1 {
+		b.WriteString(" under " + ns.under)
+		samples = make([]string, len(ns.samples))
+		for i, s := range ns.samples {
+			samples[i] = strings.TrimPrefix(s, ns.under)
+		}
+	}
+	if len(samples) < ns.n {
+		b.WriteString(", e.g. " + strings.Join(samples, ", ") + ", …")
+	} else {
+		b.WriteString(": " + strings.Join(samples, ", "))
+	}
+	return b.String()
+}
+
+// lsLong matches a line of ls -l: type and mode, links, owner, group, size,
+// date (three fields), name.
+var lsLong = regexp.MustCompile(`^([-dlcbps])[-rwxsStTl]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(.+)$`)
+
+// isLong reports whether a line is one of ls -l, checking its first
+// characters before the expression.
+func isLong(line string) bool {
+	return len(line) > 11 && strings.IndexByte("-dlcbps", line[0]) >= 0 && strings.IndexByte("r-", line[1]) >= 0 && lsLong.MatchString(line)
+}
+
+// parseListing reads the listings tools print: a path a line (Glob, find,
+// rg --files, ls -1), ls -l, ls of several directories ("dir:" headers),
+// and the "- name" trees of list tools. cwd shortens the samples.
+func parseListing(body, cwd string) listing {
+	l := listing{parents: map[string]bool{}}
+	eachLine(body, func(_ int, line string) bool {
+		name := strings.TrimSpace(line)
+		dir := false
+		switch {
+		case name == "" || strings.HasPrefix(name, "total ") || strings.HasPrefix(name, "NOTE: ") ||
+			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")"):
+			return true // ls's block count; notes such as "(Results are truncated …)"
+		case isLong(name):
+			m := lsLong.FindStringSubmatch(name)
+			name, dir = m[2], m[1] == "d"
+			if target := strings.Index(name, " -> "); m[1] == "l" && target >= 0 {
+				name = name[:target]
+			}
+			if name == "." || name == ".." {
+				return true
+			}
+		case strings.HasSuffix(name, ":") && !strings.ContainsAny(name, " \t"):
+			return true // ls DIR1 DIR2 and ls -R print "DIR:" before each directory
+		case strings.HasPrefix(name, "- "):
+			name = strings.TrimPrefix(name, "- ")
+		}
+		if strings.HasSuffix(name, "/") {
+			dir = true
+		}
+		if dir {
+			l.dirs++
+			name = strings.TrimSuffix(name, "/") + "/"
+		} else {
+			l.files++
+			l.parents[path.Dir(name)] = true
+		}
+		l.entries.add(shortPath(name, cwd))
+		return true
+	})
+	return l
+}
+
+// commonDir is the longest directory ("a/b/") both directories start with.
+func commonDir(a, b string) string {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return a[:strings.LastIndexByte(a[:n], '/')+1]
+}
+
+// shortPath shows a path relative to cwd when it lies under it.
+func shortPath(p, cwd string) string {
+	dir := strings.HasSuffix(p, "/")
+	p = tools.NormPath(p, "", cwd)
+	if dir && p != "/" {
+		p += "/"
+	}
+	return p
+}
+
+// list counts a listing's files and directories and names a few.
+func list(o output) ([]string, string, bool) {
+	l := parseListing(o.body, o.cwd)
+	if l.files+l.dirs == 0 {
+		return nil, "", false
+	}
+	var counts string
+	switch {
+	case l.dirs == 0:
+		counts = plural(l.files, "file", "files") + " in " + plural(len(l.parents), "directory", "directories")
+	case l.files == 0:
+		counts = plural(l.dirs, "directory", "directories")
+	default:
+		counts = plural(l.files, "file", "files") + ", " + plural(l.dirs, "directory", "directories")
+	}
+	return []string{counts + l.entries.String() + "; the full listing is not shown here"}, "", true
+}
+
+// treeCounts matches the last line of tree: "14 directories, 127 files".
+var treeCounts = regexp.MustCompile(`^(\d+) director(?:y|ies)(?:, (\d+) files?)?$`)
+
+// isTree reports whether a listing is tree's drawing.
+func isTree(c *transcript.Call, body string) bool {
+	return strings.EqualFold(c.Name, "tree") || strings.HasPrefix(strings.TrimSpace(c.Args.Command), "tree") ||
+		strings.Count(body, "── ") >= 2
+}
+
+// tree gives tree's counts, its number of lines and its top-level entries.
+func tree(o output) ([]string, string, bool) {
+	total := countLines(o.body)
+	var counts string
+	var top []string
+	more := 0
+	eachLine(o.body, func(_ int, line string) bool {
+		t := strings.TrimSpace(line)
+		if m := treeCounts.FindStringSubmatch(t); m != nil {
+			counts = plural(atoi(m[1]), "directory", "directories")
+			if m[2] != "" {
+				counts += ", " + plural(atoi(m[2]), "file", "files")
+			}
+			return true
+		}
+		for _, p := range []string{"├── ", "└── ", "|-- ", "`-- "} {
+			if name, ok := strings.CutPrefix(line, p); ok {
+				if len(top) < treeTop {
+					top = append(top, name)
+				} else {
+					more++
+				}
+			}
+		}
+		return true
+	})
+	facts := []string{counts, plural(total, "line", "lines")}
+	if len(top) > 0 {
+		entries := strings.Join(top, ", ")
+		if more > 0 {
+			entries += ", … (" + textfmt.Int(more) + " more)"
+		}
+		facts = append(facts, "top level: "+entries)
+	}
+	return append(facts, "the tree is not shown here"), "", true
+}
+
+// isCodeMap reports whether a tool maps a repository or a file's structure
+// (Aider's repo map, Cline's list_code_definition_names, outline and
+// symbol tools).
+func isCodeMap(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"repo_map", "repomap", "repository_map", "code_map", "codemap", "structure", "outline", "definition", "symbols"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeMap counts the files a map covers and keeps its first characters.
+func codeMap(o output) ([]string, string, bool) {
+	files := 0
+	eachLine(o.body, func(_ int, line string) bool {
+		// Maps head each file with its path: "src/app.py:" or "# src/app.ts".
+		t := strings.TrimSpace(strings.TrimPrefix(line, "# "))
+		if t != "" && !strings.ContainsAny(t, " \t") && strings.Contains(t, ".") && (strings.HasSuffix(t, ":") || strings.HasPrefix(line, "# ")) {
+			files++
+		}
+		return true
+	})
+	facts := []string{size(o.body)}
+	if files > 0 {
+		facts = append(facts, plural(files, "file", "files"))
+	}
+	return append(facts, "the first "+textfmt.Int(codeMapHead)+" chars shown"), firstChars(o.body, codeMapHead), true
+}

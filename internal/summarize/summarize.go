@@ -1,0 +1,430 @@
+// Package summarize replaces old tool results with short summaries made for
+// their kind (a listing becomes its counts and a few paths, a test run its
+// numbers and last error lines, a read its first and last lines), and keeps
+// whole what a summary must never lose: edits and writes, failed calls,
+// results another filter points at, and the recent work the agent is still
+// using. It is ctx-summarize's pure core: no I/O.
+//
+// Which results are old is decided by protected windows, as OpenCode's
+// pruning and Anthropic's context editing do: the last user turns, the last
+// results, and the most recent tool output up to a number of tokens. A run
+// changes nothing unless the history is over a trigger size and the
+// summaries save enough tokens to be worth it.
+package summarize
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctxkit/ctxkit/internal/count"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Mode is what replaces an old result.
+type Mode string
+
+// The modes.
+const (
+	// ModeSummary is a summary made for the tool's kind (Rules).
+	ModeSummary Mode = "summary"
+	// ModeClear is one line naming the tool, its target and the size
+	// removed (Clear).
+	ModeClear Mode = "clear"
+)
+
+// Options say when to act and how. The zero value of a knob turns it off;
+// Defaults has the values ctx-summarize starts from.
+type Options struct {
+	Mode Mode
+	// ProtectTokens keeps whole the most recent results whose tokens add up
+	// to this many: walking back from the last result, every result is kept
+	// until the ones after it reach ProtectTokens, so the result that
+	// crosses the threshold is kept too (OpenCode's PRUNE_PROTECT).
+	ProtectTokens int
+	// ProtectTurns keeps whole the results of the last this many user turns;
+	// with fewer user turns than this, every result is kept.
+	ProtectTurns int
+	// KeepRecent keeps whole the last this many results (Anthropic's keep).
+	KeepRecent int
+	// MinSavings: change nothing unless the summaries save at least this
+	// many tokens (OpenCode's PRUNE_MINIMUM, Anthropic's clear_at_least).
+	MinSavings int
+	// Trigger: change nothing unless the whole history (message text, tool
+	// inputs and results, as ctx-count counts it) has more tokens than this.
+	Trigger int
+	// ExcludeTools are tool names whose results are never summarized; they
+	// match in any case.
+	ExcludeTools []string
+	// KeepMirrors leaves the copies of a summarized output that a format
+	// keeps beside the result (Claude Code's toolUseResult) as they are;
+	// by default the first is set to the summary and the others emptied,
+	// so that the full output does not stay in the file unseen.
+	KeepMirrors bool
+}
+
+// Defaults are ctx-summarize's defaults: OpenCode's thresholds.
+func Defaults() Options {
+	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000}
+}
+
+// Filter is a validated configuration, ready to apply to transcripts.
+type Filter struct {
+	opts       Options
+	ctr        tokens.Counter
+	exclude    map[string]bool
+	summarizer func(cwd string) Summarizer
+}
+
+// New checks the options and returns the filter they describe.
+func New(opts Options, ctr tokens.Counter) (*Filter, error) {
+	f := &Filter{opts: opts, ctr: ctr, exclude: map[string]bool{}}
+	switch opts.Mode {
+	case ModeSummary, "":
+		f.summarizer = func(cwd string) Summarizer { return Rules{Cwd: cwd} }
+	case ModeClear:
+		f.summarizer = func(cwd string) Summarizer { return Clear{Cwd: cwd, Counter: ctr} }
+	default:
+		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
+	}
+	for name, v := range map[string]int{"protect-tokens": opts.ProtectTokens, "protect-turns": opts.ProtectTurns,
+		"keep-recent": opts.KeepRecent, "min-savings": opts.MinSavings, "trigger": opts.Trigger} {
+		if v < 0 {
+			return nil, fmt.Errorf("%s must be 0 or more, not %d", name, v)
+		}
+	}
+	for _, name := range opts.ExcludeTools {
+		if name = strings.TrimSpace(name); name != "" {
+			f.exclude[strings.ToLower(name)] = true
+		}
+	}
+	return f, nil
+}
+
+// Report says what a run did to one transcript. Its JSON form is part of
+// ctx-summarize's --json schema (docs/summarize.md). Tokens are those of the
+// tool results' text.
+type Report struct {
+	File       string `json:"file,omitempty"`
+	Format     string `json:"format"`
+	Results    int    `json:"tool_results"`
+	Summarized int    `json:"summarized"`
+	// TokensBefore and TokensAfter are the tokens of every tool result,
+	// before and after the run.
+	TokensBefore int `json:"tokens_before"`
+	TokensAfter  int `json:"tokens_after"`
+	// HistoryTokens is the whole history's size, counted only for a trigger.
+	HistoryTokens int `json:"history_tokens,omitempty"`
+	// Unchanged says why nothing was changed, when a threshold stopped the
+	// run: the trigger, or savings under the minimum.
+	Unchanged string  `json:"unchanged,omitempty"`
+	Kept      Kept    `json:"kept"`
+	Tools     []Tool  `json:"by_tool"`
+	Changes   []Entry `json:"summaries"`
+}
+
+// Kept counts the results left whole, by the first reason that applies.
+type Kept struct {
+	Marker     int `json:"marker"`        // already a [ctx-…] marker
+	Referenced int `json:"referenced"`    // a marker points at it
+	EditWrite  int `json:"edit_or_write"` // an edit's or a write's result
+	Failed     int `json:"failed"`        // the call failed: its error text stays
+	Excluded   int `json:"excluded"`      // --exclude-tools
+	NoCall     int `json:"no_call"`       // a result whose call is not in the transcript
+	Protected  int `json:"protected"`     // in a protected window
+	NotShorter int `json:"not_shorter"`   // short already: no summary with fewer tokens
+	// BelowMinimum would have been summarized, but all the summaries
+	// together saved less than MinSavings.
+	BelowMinimum int `json:"below_min_savings"`
+}
+
+// Tool is the results of one tool and kind (a shell tool's calls have the
+// kinds of their commands).
+type Tool struct {
+	Tool         string `json:"tool"`
+	Kind         string `json:"kind"`
+	Results      int    `json:"results"`
+	Summarized   int    `json:"summarized"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+}
+
+// Entry is one summarized result.
+type Entry struct {
+	CallID       string `json:"call_id"`
+	Tool         string `json:"tool"`
+	Kind         string `json:"kind"`
+	Target       string `json:"target"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+}
+
+// Saved is the tokens the run saved.
+func (r Report) Saved() int { return r.TokensBefore - r.TokensAfter }
+
+// String is the --stats line.
+func (r Report) String() string {
+	if r.Unchanged != "" {
+		return "unchanged: " + r.Unchanged
+	}
+	s := fmt.Sprintf("summarized %s of %s tool results: %s → %s tokens of tool output",
+		textfmt.Int(r.Summarized), textfmt.Int(r.Results), textfmt.Int(r.TokensBefore), textfmt.Int(r.TokensAfter))
+	if r.TokensBefore > 0 {
+		s += fmt.Sprintf(" (-%s, %s)", textfmt.Int(r.Saved()), textfmt.Percent(float64(r.Saved())/float64(r.TokensBefore)))
+	}
+	return s
+}
+
+// plan is a summary that will replace a result.
+type plan struct {
+	r       *transcript.Result
+	summary string
+	tokens  int
+}
+
+// Apply summarizes t's old results in place (t.SetText) and reports what it
+// did. It changes nothing when a threshold says so, or when nothing old can
+// be summarized.
+func (f *Filter) Apply(t *transcript.Transcript) Report {
+	rep := Report{Format: string(t.Format), Results: len(t.Results)}
+	texts := make([]string, len(t.Results))
+	forEach(len(texts), func(i int) { texts[i] = t.Results[i].Text() })
+	before := tokens.CountAll(f.ctr, texts)
+	for _, n := range before {
+		rep.TokensBefore += n
+	}
+	rep.TokensAfter = rep.TokensBefore
+
+	if f.opts.Trigger > 0 {
+		rep.HistoryTokens = count.Count(t, f.ctr, 0).Tokens
+		if rep.HistoryTokens <= f.opts.Trigger {
+			rep.Unchanged = fmt.Sprintf("the history has %s tokens, not over --trigger %s",
+				textfmt.Int(rep.HistoryTokens), textfmt.Int(f.opts.Trigger))
+			rep.finish(t, nil, before)
+			return rep
+		}
+	}
+
+	plans, saved := f.plan(t, texts, before, &rep.Kept)
+	switch {
+	case rep.Results == 0:
+		rep.Unchanged = "no tool results"
+	case len(plans) == 0:
+		rep.Unchanged = fmt.Sprintf("nothing old to summarize (%s of %s tool results in protected windows)",
+			textfmt.Int(rep.Kept.Protected), textfmt.Int(rep.Results))
+	case saved < f.opts.MinSavings:
+		rep.Unchanged = fmt.Sprintf("%s old results would save %s tokens, under --min-savings %s",
+			textfmt.Int(len(plans)), textfmt.Int(saved), textfmt.Int(f.opts.MinSavings))
+		rep.Kept.BelowMinimum = len(plans)
+		plans = nil
+	}
+	for _, p := range plans {
+		f.replace(t, p)
+	}
+	rep.finish(t, plans, before)
+	return rep
+}
+
+// plan summarizes every old result that may be summarized and returns the
+// summaries with fewer tokens than their results, and the tokens they save
+// together. texts and before are every result's text and tokens.
+func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k *Kept) ([]plan, int) {
+	protected := f.protected(t, before)
+	refs := marker.Referenced(t)
+	var old []*transcript.Result
+	for i, r := range t.Results {
+		if !f.keep(r, protected[i], refs, k) {
+			old = append(old, r)
+		}
+	}
+	sum := f.summarizer(t.Cwd)
+	made := make([]plan, len(old))
+	forEach(len(old), func(i int) {
+		if s, ok := sum.Summarize(old[i].Call, texts[old[i].Index]); ok {
+			made[i] = plan{r: old[i], summary: s}
+		}
+	})
+	var plans []plan
+	var summaries []string
+	for _, p := range made {
+		if p.r != nil {
+			plans = append(plans, p)
+			summaries = append(summaries, p.summary)
+		}
+	}
+	k.NotShorter += len(made) - len(plans)
+	after := tokens.CountAll(f.ctr, summaries)
+	shorter := plans[:0]
+	saved := 0
+	for i, p := range plans {
+		// Never more tokens out than in.
+		if n := before[p.r.Index]; after[i] < n {
+			p.tokens = after[i]
+			saved += n - after[i]
+			shorter = append(shorter, p)
+		}
+	}
+	k.NotShorter += len(plans) - len(shorter)
+	return shorter, saved
+}
+
+// replace writes a summary in place of its result and, unless KeepMirrors,
+// of the result's mirrors: the first becomes the summary, the others empty.
+func (f *Filter) replace(t *transcript.Transcript, p plan) {
+	t.SetText(p.r, p.summary)
+	if f.opts.KeepMirrors {
+		return
+	}
+	for i := range p.r.NumMirrors() {
+		if i == 0 {
+			t.SetMirror(p.r, i, p.summary)
+		} else {
+			t.SetMirror(p.r, i, "")
+		}
+	}
+}
+
+// keep reports whether a result stays whole, and counts why.
+func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool, k *Kept) bool {
+	switch {
+	case r.HasPrefix("[ctx-") && marker.Is(r.Text(), ""):
+		k.Marker++
+	case refs[r.CallID]:
+		k.Referenced++
+	case r.Call != nil && (r.Call.Kind == tools.Edit || r.Call.Kind == tools.Write):
+		k.EditWrite++
+	case r.Failed():
+		k.Failed++
+	case r.Call != nil && f.exclude[strings.ToLower(r.Call.Name)]:
+		k.Excluded++
+	case r.Call == nil:
+		k.NoCall++
+	case protected:
+		k.Protected++
+	default:
+		return false
+	}
+	return true
+}
+
+// protected marks the results in a protected window: the last KeepRecent
+// results, those in the last ProtectTurns user turns, and the most recent
+// ones up to ProtectTokens (the one that crosses it included).
+func (f *Filter) protected(t *transcript.Transcript, toks []int) []bool {
+	n := len(t.Results)
+	p := make([]bool, n)
+	for i := max(0, n-f.opts.KeepRecent); i < n; i++ {
+		p[i] = true
+	}
+	if f.opts.ProtectTurns > 0 {
+		// The protected turns start at the ProtectTurns-th user turn from
+		// the end, or at the top when there are fewer.
+		start, turns := 0, 0
+		for i := len(t.Messages) - 1; i >= 0; i-- {
+			if t.Messages[i].IsUserTurn() {
+				if turns++; turns == f.opts.ProtectTurns {
+					start = t.Messages[i].Index
+					break
+				}
+			}
+		}
+		for i, r := range t.Results {
+			if r.Message.Index >= start {
+				p[i] = true
+			}
+		}
+	}
+	sum := 0
+	for i := n - 1; i >= 0 && sum < f.opts.ProtectTokens; i-- {
+		p[i] = true
+		sum += toks[i]
+	}
+	return p
+}
+
+// finish fills the totals and the per-tool rows.
+func (r *Report) finish(t *transcript.Transcript, plans []plan, before []int) {
+	after := map[*transcript.Result]int{}
+	for _, p := range plans {
+		after[p.r] = p.tokens
+		c := p.r.Call
+		r.Changes = append(r.Changes, Entry{CallID: p.r.CallID, Tool: c.Name, Kind: string(c.Kind),
+			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens})
+		r.TokensAfter -= before[p.r.Index] - p.tokens
+	}
+	r.Summarized = len(plans)
+	rows := map[[2]string]*Tool{}
+	for i, res := range t.Results {
+		key := [2]string{"(no call)", string(tools.Other)}
+		if c := res.Call; c != nil {
+			key = [2]string{c.Name, string(c.Kind)}
+		}
+		row := rows[key]
+		if row == nil {
+			row = &Tool{Tool: key[0], Kind: key[1]}
+			rows[key] = row
+		}
+		row.Results++
+		row.TokensBefore += before[i]
+		if n, ok := after[res]; ok {
+			row.Summarized++
+			row.TokensAfter += n
+		} else {
+			row.TokensAfter += before[i]
+		}
+	}
+	r.Tools = []Tool{}
+	for _, row := range rows {
+		r.Tools = append(r.Tools, *row)
+	}
+	sort.Slice(r.Tools, func(i, j int) bool {
+		a, b := r.Tools[i], r.Tools[j]
+		if a.TokensBefore != b.TokensBefore {
+			return a.TokensBefore > b.TokensBefore
+		}
+		return a.Tool+a.Kind < b.Tool+b.Kind
+	})
+	if r.Changes == nil {
+		r.Changes = []Entry{}
+	}
+}
+
+// forEach calls f for every index below n, on every CPU: decoding and
+// summarizing results are independent of each other, and are most of the
+// filter's own work on a large transcript. f writes only its own index's
+// slots, so the outcome does not depend on the order.
+func forEach(n int, f func(i int)) {
+	const block = 32
+	workers := min(runtime.GOMAXPROCS(0), (n+block-1)/block)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(block)) - block
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+block, n); i++ {
+					f(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

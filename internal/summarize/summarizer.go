@@ -1,0 +1,160 @@
+package summarize
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Summarizer makes the text that replaces an old tool result. Apply decides
+// which results are old enough and checks that a summary is shorter; a
+// Summarizer only writes summaries, so that another kind of summary (one a
+// model writes) plugs in beside the built-in ones.
+type Summarizer interface {
+	// Summarize returns what replaces text, the output of call c (c.Result
+	// tells how the call ended), and false when it has nothing to offer: the
+	// output is short enough to keep whole, or of a kind it leaves alone.
+	// A summary starts with a [ctx-summarize] marker line.
+	Summarize(c *transcript.Call, text string) (string, bool)
+}
+
+// Rules is the summarizer of --mode summary: a summary made for each kind of
+// tool, keeping what a summary must never lose (paths, error lines, success
+// or failure, exit codes, counts).
+type Rules struct {
+	Cwd string // the session's working directory: paths under it are shown relative to it
+}
+
+// kindSummary summarizes one kind of output: the facts of the marker line
+// and the detail that follows it (kept lines, each on its own line). ok is
+// false when it has nothing better than the output itself.
+type kindSummary func(o output) (facts []string, detail string, ok bool)
+
+// Summarize implements Summarizer.
+func (s Rules) Summarize(c *transcript.Call, text string) (string, bool) {
+	o := newOutput(c, text, s.Cwd)
+	whole := shortLines
+	if c.Kind == tools.Read {
+		whole = readWhole
+	}
+	if countLines(o.body) <= whole && len(o.body) <= whole*shortLine {
+		return "", false // short enough to keep whole
+	}
+	f := pick(c, o.body)
+	if f == nil {
+		return "", false
+	}
+	facts, detail, ok := f(o)
+	if !ok {
+		return "", false
+	}
+	return o.line(append([]string{o.status()}, facts...), detail), true
+}
+
+// pick chooses the summary for a call by its kind (for shell tools, the kind
+// of its command) and, where the kind covers several shapes, by the output.
+func pick(c *transcript.Call, body string) kindSummary {
+	switch c.Kind {
+	case tools.Edit, tools.Write:
+		return nil // edits and writes are never summarized
+	case tools.Read:
+		return read
+	case tools.List:
+		if isTree(c, body) {
+			return tree
+		}
+		return list
+	case tools.Search:
+		return search
+	case tools.Git:
+		if gitSubcommand(c, body) == "status" {
+			return gitStatus
+		}
+		return gitHistory
+	case tools.Web:
+		return web
+	case tools.Shell:
+		if strings.HasPrefix(body, "diff --git ") || strings.Contains(body, "\ndiff --git ") {
+			return gitHistory // a command that printed a patch
+		}
+		return shell
+	}
+	if isCodeMap(c.Name) {
+		return codeMap
+	}
+	return other
+}
+
+// Clear is the summarizer of --mode clear: one line that names the tool,
+// what the call was about, how it ended and the size removed, as
+// Anthropic's context editing clears old tool results.
+type Clear struct {
+	Cwd     string
+	Counter tokens.Counter // for the tokens removed
+}
+
+// Summarize implements Summarizer.
+func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
+	if c.Kind == tools.Edit || c.Kind == tools.Write || text == "" {
+		return "", false
+	}
+	o := newOutput(c, text, s.Cwd)
+	removed := "output cleared: " + size(text) + ", " + plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
+	return o.line([]string{o.status(), removed}, ""), true
+}
+
+// The summaries of each kind.
+
+const (
+	// An output of up to shortLines lines (readWhole for a read), of
+	// shortLine bytes a line on average, is kept whole: its summary would
+	// save little and lose much.
+	shortLines = 10
+	readWhole  = 20
+	shortLine  = 120
+
+	readEnds  = 10 // the first and last lines kept of a read
+	otherEnds = 5  // the first and last lines kept of any other output
+	webHead   = 5  // the first lines kept of a page or search results
+)
+
+// read keeps a short read whole, else its first and last lines.
+func read(o output) ([]string, string, bool) {
+	total := countLines(o.body)
+	return []string{size(o.body) + ", the first " + textfmt.Int(readEnds) + " and last " + textfmt.Int(readEnds) + " shown; read the file again for the rest"},
+		excerpt(o.body, total, head(o.body, readEnds), tail(o.body, readEnds, total)), true
+}
+
+// web keeps the URL or query (in the marker line) and the first lines.
+func web(o output) ([]string, string, bool) {
+	total := countLines(o.body)
+	return []string{size(o.body) + ", the first " + plural(min(webHead, total), "line", "lines") + " shown"},
+		excerpt(o.body, total, head(o.body, webHead)), true
+}
+
+// other keeps the first and last lines of any other tool's output.
+func other(o output) ([]string, string, bool) {
+	total := countLines(o.body)
+	return []string{size(o.body) + ", the first and last " + textfmt.Int(otherEnds) + " lines shown"},
+		excerpt(o.body, total, head(o.body, otherEnds), tail(o.body, otherEnds, total)), true
+}
+
+// excerpt renders kept lines with "[N lines omitted]" between them.
+func excerpt(body string, total int, lists ...[]piece) string {
+	var b strings.Builder
+	writeExcerpt(&b, merge(lists...), total)
+	return b.String()
+}
+
+// firstChars keeps the first n characters of the output, on the lines
+// after the marker line.
+func firstChars(body string, n int) string {
+	if utf8.RuneCountInString(body) <= n {
+		return "\n" + body
+	}
+	return "\n" + clip(body, n) + "\n[" + textfmt.Int(utf8.RuneCountInString(body[runeIndex(body, n):])) + " more chars omitted]"
+}
