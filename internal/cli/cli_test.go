@@ -19,7 +19,8 @@ import (
 // commands are the binaries, run by the test scripts as subprocesses of the
 // test binary.
 var commands = map[string]Command{
-	"ctx-count": Count,
+	"ctx-count":  Count,
+	"ctx-dedupe": Dedupe,
 }
 
 func TestMain(m *testing.M) {

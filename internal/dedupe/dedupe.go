@@ -102,13 +102,14 @@ type apply struct {
 	keep   map[string]bool // results that other markers point at: never replaced
 	recent int             // results from this index on are never replaced
 	ids    map[string]int  // how many calls have each id
+	counts map[string]int  // tokens by text
 	report Report
 }
 
 // Apply replaces the repeated reads of t (and with AllTools its repeated
 // calls), changing t in place, and reports what it did.
 func (f *Filter) Apply(t *transcript.Transcript) Report {
-	a := &apply{Filter: f, t: t, keep: marker.Referenced(t), recent: len(t.Results) - f.opts.KeepRecent, ids: map[string]int{}}
+	a := &apply{Filter: f, t: t, keep: marker.Referenced(t), recent: len(t.Results) - f.opts.KeepRecent, ids: map[string]int{}, counts: map[string]int{}}
 	for _, c := range t.Calls {
 		a.ids[c.ID]++
 	}
@@ -303,12 +304,22 @@ func (a *apply) replace(r *transcript.Result, kind Kind, base *transcript.Result
 }
 
 // shorter reports whether text is shorter than old: fewer bytes, and when
-// that is close (under 8 times fewer), fewer tokens too. Counting is slow,
-// and no text has fewer tokens than another eight times its length in
-// practice.
+// that is close (under 4 times fewer), fewer tokens too. Counting is slow,
+// and a text four times as long as another has more tokens in practice.
 func (a *apply) shorter(text, old string) bool {
 	if len(text) >= len(old) {
 		return false
 	}
-	return len(old) >= 8*len(text) || a.opts.Counter.Count(text) < a.opts.Counter.Count(old)
+	return len(old) >= 4*len(text) || a.count(text) < a.count(old)
+}
+
+// count counts the tokens of a text once: the same texts come back when a
+// file is read again and again.
+func (a *apply) count(text string) int {
+	n, ok := a.counts[text]
+	if !ok {
+		n = a.opts.Counter.Count(text)
+		a.counts[text] = n
+	}
+	return n
 }
