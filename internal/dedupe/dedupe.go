@@ -303,15 +303,22 @@ func (a *apply) replace(r *transcript.Result, kind Kind, base *transcript.Result
 	return true
 }
 
-// shorter reports whether text is shorter than old: fewer bytes, and when
-// that is close (under 4 times fewer), fewer tokens too. Counting is slow,
-// and a text four times as long as another has more tokens in practice.
+// shorter reports whether text is shorter than old: fewer bytes and fewer
+// tokens. Counting old, often large, is left out when its size alone proves
+// it: no token is longer than maxTokenBytes.
 func (a *apply) shorter(text, old string) bool {
 	if len(text) >= len(old) {
 		return false
 	}
-	return len(old) >= 4*len(text) || a.count(text) < a.count(old)
+	n := a.count(text)
+	return n*maxTokenBytes < len(old) || n < a.count(old)
 }
+
+// maxTokenBytes is the length of the longest token of the encodings that
+// internal/tokens knows (runs of spaces in o200k_base and cl100k_base; the
+// approx counter's are 4 bytes): a text of L bytes has at least
+// L/maxTokenBytes tokens.
+const maxTokenBytes = 128
 
 // count counts the tokens of a text once: the same texts come back when a
 // file is read again and again.
