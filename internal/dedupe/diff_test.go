@@ -35,10 +35,7 @@ func rebuild(base, pointer string) (string, error) {
 
 // number gives lines their numbers back: the inverse of splitNumbered.
 func number(n numbered, body string) string {
-	lines := append([]string{}, n.head...)
-	for i, l := range strings.Split(body, "\n") {
-		lines = append(lines, fmt.Sprintf("%6d%s%s", n.start+i, n.sep, l))
-	}
+	lines := append(append([]string{}, n.head...), numberLines(n.start, n.sep, strings.Split(body, "\n")...))
 	return strings.Join(append(lines, n.tail...), "\n")
 }
 
