@@ -304,11 +304,14 @@ func (a *apply) replace(r *transcript.Result, kind Kind, base *transcript.Result
 }
 
 // shorter reports whether text is shorter than old: fewer bytes and fewer
-// tokens. Counting old, often large, is left out when its size alone proves
-// it: no token is longer than maxTokenBytes.
+// tokens. A count is left out when sizes alone prove it: no token is shorter
+// than a byte, nor longer than maxTokenBytes.
 func (a *apply) shorter(text, old string) bool {
-	if len(text) >= len(old) {
+	switch {
+	case len(text) >= len(old):
 		return false
+	case len(text)*maxTokenBytes < len(old):
+		return true
 	}
 	n := a.count(text)
 	return n*maxTokenBytes < len(old) || n < a.count(old)

@@ -493,3 +493,42 @@ func TestMarkerLines(t *testing.T) {
 		}
 	}
 }
+
+func TestShorter(t *testing.T) {
+	f, _ := New(defaults(t))
+	a := &apply{Filter: f, counts: map[string]int{}}
+	marker := "[ctx-dedupe] Re-read of a.go (600 chars, 1 line): identical to the result of call toolu_01AB above; content not repeated here."
+	cases := []struct {
+		name, text, old string
+		want            bool
+	}{
+		{"fewer bytes and tokens", marker, strings.Repeat("ab", 300), true},
+		{"more bytes", marker, "short", false},
+		{"as many bytes", "abc", "xyz", false},
+		// 600 chars of "=" are 10 tokens: fewer than the marker's.
+		{"fewer bytes, more tokens", marker, strings.Repeat("=", 600), false},
+		{"so many bytes it must have more tokens", marker, strings.Repeat("=", 128*len(marker)+1), true},
+	}
+	for _, c := range cases {
+		if got := a.shorter(c.text, c.old); got != c.want {
+			t.Errorf("%s: shorter = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestMaxTokenBytes checks shorter's bound on the texts that make the
+// longest tokens: no token of any encoding is longer than maxTokenBytes.
+func TestMaxTokenBytes(t *testing.T) {
+	for _, name := range tokens.Names() {
+		ctr, err := tokens.New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{" ", "=", "-", "\n", "\t", "a", "0", "é", "//", "ab"} {
+			text := strings.Repeat(s, 4096)
+			if n := ctr.Count(text); n*maxTokenBytes < len(text) {
+				t.Errorf("%s: %d bytes of %q are %d tokens, more than %d bytes a token", name, len(text), s, n, maxTokenBytes)
+			}
+		}
+	}
+}
