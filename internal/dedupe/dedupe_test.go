@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -531,4 +533,71 @@ func TestMaxTokenBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzRereads builds sessions of reads, shell reads, failed reads and
+// repeated calls from the fuzzer's bytes and checks what ctx-dedupe makes of
+// them: every pointer and diff holds, the last reads and failures stay, and
+// a second run changes nothing.
+func FuzzRereads(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 3, 0, 6, 0}, 5)
+	f.Add([]byte{1, 4, 7, 10, 1, 4, 7, 2, 2, 2}, 2)
+	f.Add([]byte{0, 9, 18, 27, 36, 45, 54, 63, 72, 81, 90, 99, 108, 117}, 5)
+	f.Fuzz(func(t *testing.T, ops []byte, maxReads int) {
+		if len(ops) > 40 || maxReads < 2 || maxReads > 8 {
+			return
+		}
+		lines := make([]string, 60)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("line %d of the file, long enough to be worth a pointer", i)
+		}
+		var entries []string
+		for _, op := range ops {
+			file := "abc"[op%3 : op%3+1]
+			lines[int(op)%len(lines)] += "!" // an edit, now and then the same line
+			text := strings.Join(lines[:20+int(op)%40], "\n")
+			switch op / 3 % 6 {
+			case 0, 1:
+				entries = append(entries, `read_file {"path":"`+file+`"} => `+text)
+			case 2:
+				entries = append(entries, `read_file {"path":"`+file+`","start_line":1,"end_line":20} => `+strings.Join(lines[:20], "\n"))
+			case 3:
+				entries = append(entries, `bash {"command":"cat `+file+`"} => !no such file`)
+			case 4:
+				entries = append(entries, `bash {"command":"git status"} => `+strings.Join(lines[:int(op)%4+10], "\n"))
+			default:
+				entries = append(entries, `read_file {"path":"/w/`+file+`"} => `+text)
+			}
+		}
+		if len(entries) == 0 {
+			return
+		}
+		opts := Options{MaxReads: maxReads, AllTools: ops[0]%2 == 0, NoDiff: ops[0]%5 == 4, KeepRecent: int(ops[0] % 3), Counter: counter()}
+		outcome(t, session(entries...), opts)
+	})
+}
+
+// FuzzOneLine checks that any path or command fits a marker line: one line,
+// no control characters, within the limit, and no "call ID" in it.
+func FuzzOneLine(f *testing.F) {
+	f.Add("src/app.go", 80)
+	f.Add("git commit -m 'call it'\nnext", 10)
+	f.Add("call\tc1 call  c2 call\u00a0c3", 3)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 1 || limit > 500 || !utf8.ValidString(s) {
+			return
+		}
+		got := oneLine(s, limit)
+		if n := utf8.RuneCountInString(got); n > limit {
+			t.Errorf("oneLine(%q, %d) = %q: %d characters", s, limit, got, n)
+		}
+		for _, r := range got {
+			if unicode.IsControl(r) {
+				t.Fatalf("oneLine(%q) = %q: control character %U", s, got, r)
+			}
+		}
+		if refs := marker.Refs(marker.Line(tool, got)); refs != nil {
+			t.Errorf("oneLine(%q) = %q reads as a pointer to %v", s, got, refs)
+		}
+	})
 }
