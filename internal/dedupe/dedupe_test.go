@@ -171,8 +171,8 @@ func dump(tr *transcript.Transcript, rep Report, opts Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v\n",
 		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors)
-	fmt.Fprintf(&b, "%d reads of %d files; %d pointers, %d diffs, %d repeated calls\n",
-		rep.Reads, rep.Files, rep.Count(Pointer), rep.Count(Diff), rep.Count(Repeat))
+	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", plural(rep.Reads, "read"), plural(rep.Files, "file"),
+		plural(rep.Count(Pointer), "pointer"), plural(rep.Count(Diff), "diff"), plural(rep.Count(Repeat), "repeated call"))
 	changed := map[*transcript.Result]Change{}
 	for _, c := range rep.Changes {
 		changed[c.Result] = c
