@@ -7,10 +7,6 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// contextLines is how many unchanged lines a hunk shows around a change, as
-// diff -u does.
-const contextLines = 3
-
 // unifiedDiff returns a unified diff that turns base into text, both labelled
 // name. When both are numbered reads of the same lines (see splitNumbered)
 // the numbers are stripped first, and stripped reports it: an insertion then
@@ -24,7 +20,7 @@ func unifiedDiff(name, base, text string) (diff string, stripped bool) {
 			base, text, offset, stripped = b.body, t.body, b.start-1, true
 		}
 	}
-	u, err := udiff.ToUnifiedDiff(name, name, base, udiff.Lines(base, text), contextLines)
+	u, err := udiff.ToUnifiedDiff(name, name, base, udiff.Lines(base, text), udiff.DefaultContextLines)
 	if err != nil {
 		// Lines returns edits consistent with base: this cannot happen.
 		panic("dedupe: " + err.Error())
