@@ -21,6 +21,7 @@ import (
 var commands = map[string]Command{
 	"ctx-count":     Count,
 	"ctx-changelog": Changelog,
+	"ctx-dedupe":    Dedupe,
 	"ctx-summarize": Summarize,
 }
 

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Dedupe is ctx-dedupe.
+var Dedupe = Command{
+	Name:      "ctx-dedupe",
+	Usage:     "replace repeated reads of a file with pointers, or diffs when it changed",
+	ArgsUsage: "[FILE ...]",
+	Description: `Reads a transcript (Claude Code JSONL, Codex rollout, OpenAI or Anthropic messages; the
+format is detected) from FILE or stdin, and writes it back in the same format with the
+repeated reads of a file replaced: agents read the same file again and again, after an
+edit, after a compaction, out of caution.
+
+Reads of the same file (relative or absolute under the session's directory) and the same
+lines (Read's offset/limit, view_range, sed -n 'a,bp', head -n, tail -n, cat) are grouped.
+Of each group the first and the last read stay whole, and with more than --max-reads
+reads, --max-reads - 2 more, evenly spaced. Each read in between is replaced when what it
+said is still above, whole:
+  - identical to a whole read above: a pointer to that read;
+  - changed since the last whole read (the file was edited): a unified diff against that
+    read, when it is shorter than the content (line numbers are stripped before diffing);
+  - else it stays whole, and later reads can point at it.
+Failed reads stay whole, and are never pointed at. So do results that other filters replaced
+([ctx-...] markers) and results that their markers point at.
+
+A replaced result starts with a marker that names the call it points at:
+   [ctx-dedupe] Re-read of src/app.go (lines 1-200; 5,328 chars, 120 lines): identical to the result of call toolu_01AB above; content not repeated here.
+   [ctx-dedupe] Re-read of src/app.go (5,360 chars, 121 lines): changed since the result of call toolu_01AB above; content not repeated here, only a unified diff against it follows (line numbers stripped).
+   [ctx-dedupe] Repeated Bash call (git status), 1,204 chars, 12 lines of output: identical to the result of call toolu_01CD above; not repeated here.
+Copies of a replaced output that the format keeps beside the result (Claude Code's
+toolUseResult, Codex's exec_command_end events) get the marker line too, unless
+--keep-mirrors. See docs/dedupe.md and docs/markers.md.
+
+EXAMPLES:
+   ctx-dedupe session.jsonl > smaller.jsonl
+   ctx-dedupe --stats -i ~/.claude/projects/*/*.jsonl
+   ctx-dedupe --all-tools --keep-recent 10 < s.jsonl | ctx-truncate | ctx-count`,
+	Flags: FilterFlags(
+		&ucli.IntFlag{Name: "max-reads", Value: dedupe.DefaultMaxReads, EnvVars: []string{"CTX_MAX_READS"},
+			Usage: "keep at most `N` reads of a file and range whole by their count: the first, the last, and N-2 evenly spaced in between"},
+		&ucli.BoolFlag{Name: "no-diff", EnvVars: []string{"CTX_NO_DIFF"},
+			Usage: "keep a re-read of a changed file whole instead of replacing it with a diff"},
+		&ucli.BoolFlag{Name: "all-tools", EnvVars: []string{"CTX_ALL_TOOLS"},
+			Usage: "also replace a call of any other tool (git status, ls, grep...) with the same arguments and output as an earlier one; edits and writes excepted"},
+		&ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"},
+			Usage: "never replace the last `N` tool results"},
+		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
+			Usage: "leave the copies of a replaced output that the format keeps beside it (Claude Code's toolUseResult) as they are"},
+		EncodingFlag,
+	),
+	Run: runDedupe,
+}
+
+func runDedupe(e *Env) error {
+	ctr, err := e.Counter()
+	if err != nil {
+		return err
+	}
+	f, err := dedupe.New(dedupe.Options{
+		MaxReads:    e.Int("max-reads"),
+		NoDiff:      e.Bool("no-diff"),
+		AllTools:    e.Bool("all-tools"),
+		KeepRecent:  e.Int("keep-recent"),
+		KeepMirrors: e.Bool("keep-mirrors"),
+		Counter:     ctr,
+	})
+	if err != nil {
+		return Usagef("--%v", err)
+	}
+	stats := e.Bool(StatsFlag.Name)
+	return e.Filter(func(t *transcript.Transcript) (string, error) {
+		r := f.Apply(t)
+		if !stats {
+			return "", nil
+		}
+		return r.Summary(t, ctr), nil
+	})
+}

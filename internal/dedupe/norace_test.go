@@ -1,0 +1,5 @@
+//go:build !race
+
+package dedupe
+
+const raceEnabled = false

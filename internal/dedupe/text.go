@@ -1,0 +1,89 @@
+package dedupe
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tools"
+)
+
+// The marker lines of docs/markers.md, section ctx-dedupe.
+
+// tool is the name in the markers: [ctx-dedupe].
+const tool = "dedupe"
+
+// pointerLine is the marker of a re-read identical to the result of call id.
+func pointerLine(file string, rng tools.Range, text, id string) string {
+	return marker.Line(tool, "Re-read of "+about(file, rng, text)+
+		": identical to the result of call "+id+" above; content not repeated here.")
+}
+
+// diffLine is the marker of a re-read that changed since the result of call
+// id; the diff follows on the next lines.
+func diffLine(file string, rng tools.Range, text, id string, stripped bool) string {
+	how := "."
+	if stripped {
+		how = " (line numbers stripped)."
+	}
+	return marker.Line(tool, "Re-read of "+about(file, rng, text)+
+		": changed since the result of call "+id+" above; content not repeated here, only a unified diff against it follows"+how)
+}
+
+// repeatLine is the marker of a call repeated with the same arguments and
+// the same output as call id (--all-tools).
+func repeatLine(name, target, text, id string) string {
+	what := "Repeated " + oneLine(name, 40) + " call"
+	if target != "" {
+		what += " (" + oneLine(target, 80) + ")"
+	}
+	return marker.Line(tool, what+", "+size(text)+" of output: identical to the result of call "+id+" above; not repeated here.")
+}
+
+// about names a read: the file, its range and the size of what it returned.
+func about(file string, rng tools.Range, text string) string {
+	s := oneLine(file, 160) + " ("
+	if !rng.Whole() {
+		s += rng.String() + "; "
+	}
+	return s + size(text) + ")"
+}
+
+// size is a text's size in chars and lines: "5,328 chars, 120 lines".
+func size(text string) string {
+	lines := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	unit := " lines"
+	if lines == 1 {
+		unit = " line"
+	}
+	return textfmt.Int(utf8.RuneCountInString(text)) + " chars, " + textfmt.Int(lines) + unit
+}
+
+// callWord is what marker.Refs reads as a pointer: "call" and a space before
+// an id.
+var callWord = regexp.MustCompile(`\bcall [A-Za-z0-9_\-.:]`)
+
+// oneLine fits a path or command on a marker line: control characters
+// become spaces, a long one is cut with "…", and a "call X" in it is kept
+// from reading as a pointer (a no-break space after "call"): a marker line
+// names no call but the one it points at.
+func oneLine(s string, limit int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit-1]) + "…"
+	}
+	return callWord.ReplaceAllStringFunc(s, func(m string) string {
+		return "call\u00a0" + m[len("call "):]
+	})
+}
