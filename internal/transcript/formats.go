@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"strconv"
 	"strings"
 
@@ -22,7 +23,7 @@ const (
 // contentRef locates a result's content in the input.
 type contentRef struct {
 	kind       contentKind
-	value      value // the content; for inEmbedded, the inner "output"
+	value      jsonscan.Value // the content; for inEmbedded, the inner "output"
 	start, end int
 	key        string   // inMissing: the field to add
 	textType   string   // inBlocks: the type a rewritten text block gets
@@ -34,7 +35,7 @@ type contentRef struct {
 func (c *contentRef) text() string {
 	switch c.kind {
 	case inString, inEmbedded:
-		return c.value.str()
+		return c.value.Str()
 	case inBlocks:
 		return blocksText(c.value)
 	}
@@ -44,7 +45,7 @@ func (c *contentRef) text() string {
 // mirror is a string field that repeats a result's output.
 type mirror struct {
 	field      string
-	value      value
+	value      jsonscan.Value
 	text       string
 	set        bool // text replaces value
 	start, end int
@@ -54,22 +55,22 @@ func (m *mirror) Text() string {
 	if m.set {
 		return m.text
 	}
-	return m.value.str()
+	return m.value.Str()
 }
 
 // resultContent locates the content value c of a result held in the object
 // parent (under key), and reads the images in it. The text is decoded when
 // asked for.
-func resultContent(parent, c value, key, textType string) (contentRef, []Block) {
+func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, []Block) {
 	ref := contentRef{key: key, textType: textType, value: c}
-	ref.start, ref.end = c.span()
+	ref.start, ref.end = c.Span()
 	switch {
-	case !c.exists():
+	case !c.Exists():
 		ref.kind = inMissing
-		ref.start, ref.end = parent.span()
-	case c.isString():
+		ref.start, ref.end = parent.Span()
+	case c.IsString():
 		ref.kind = inString
-	case c.isArray():
+	case c.IsArray():
 		images, keep := scanBlocks(c)
 		ref.kind, ref.keep = inBlocks, keep
 		return ref, images
@@ -83,52 +84,52 @@ func resultContent(parent, c value, key, textType string) (contentRef, []Block) 
 
 // anthropicMessage reads a Messages API message. tur is the toolUseResult of
 // the Claude Code line around it, which mirrors the tool's output.
-func (p *parser) anthropicMessage(v value, pos Pos, tur value) {
-	f := v.fields("role", "content")
-	role, c := f[0].str(), f[1]
+func (p *parser) anthropicMessage(v jsonscan.Value, pos Pos, tur jsonscan.Value) {
+	f := v.Fields("role", "content")
+	role, c := f[0].Str(), f[1]
 	if !knownRole(role) {
 		return
 	}
 	m := p.message(role, pos)
-	if c.isString() {
-		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.str()})
+	if c.IsString() {
+		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.Str()})
 		return
 	}
-	c.each(func(b value) bool {
-		f := b.fields("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error")
-		switch f[0].str() {
+	c.Each(func(b jsonscan.Value) bool {
+		f := b.Fields("type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error")
+		switch f[0].Str() {
 		case "text":
-			m.Blocks = append(m.Blocks, Block{Type: Text, Text: f[1].str()})
+			m.Blocks = append(m.Blocks, Block{Type: Text, Text: f[1].Str()})
 		case "thinking":
-			m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: f[2].str()})
+			m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: f[2].Str()})
 		case "image":
 			img, _ := imageBlock(b)
 			m.Blocks = append(m.Blocks, img)
 		case "tool_use", "server_tool_use":
-			p.call(m, f[3].str(), f[4].str(), f[5].rawOr("{}"), false)
+			p.call(m, f[3].Str(), f[4].Str(), f[5].RawOr("{}"), false)
 		case "tool_result":
 			ref, images := resultContent(b, f[7], "content", "text")
-			r := p.result(m, f[6].str(), ref, images)
-			r.IsError = f[8].isTrue()
+			r := p.result(m, f[6].Str(), ref, images)
+			r.IsError = f[8].IsTrue()
 		}
 		return true
 	})
-	if tur.exists() && len(m.Results) == 1 {
+	if tur.Exists() && len(m.Results) == 1 {
 		m.Results[0].mirrors = claudeMirrors(tur)
 	}
 }
 
 // anthropicSystem reads the top-level system prompt of a request body.
-func (p *parser) anthropicSystem(root value) {
-	sys := root.get("system")
-	text := sys.str()
-	if sys.isArray() {
+func (p *parser) anthropicSystem(root jsonscan.Value) {
+	sys := root.Get("system")
+	text := sys.Str()
+	if sys.IsArray() {
 		text = blocksText(sys)
 	}
 	if text == "" {
 		return
 	}
-	m := &Message{Role: "system", Pos: Pos{Line: newLineCounter(p.t.src).at(sys.off), Element: -1},
+	m := &Message{Role: "system", Pos: Pos{Line: newLineCounter(p.t.src).at(sys.Off), Element: -1},
 		Blocks: []Block{{Type: Text, Text: text}}}
 	p.t.Messages = append([]*Message{m}, p.t.Messages...)
 	for i, m := range p.t.Messages {
@@ -136,15 +137,15 @@ func (p *parser) anthropicSystem(root value) {
 	}
 }
 
-func (p *parser) claudeCodeLine(v value, pos Pos) {
-	f := v.fields("type", "message", "toolUseResult", "cwd", "sessionId")
+func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
+	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId")
 	if p.t.Cwd == "" {
-		p.t.Cwd = f[3].str()
+		p.t.Cwd = f[3].Str()
 	}
 	if p.t.SessionID == "" {
-		p.t.SessionID = f[4].str()
+		p.t.SessionID = f[4].Str()
 	}
-	switch f[0].str() {
+	switch f[0].Str() {
 	case "user", "assistant":
 		p.anthropicMessage(f[1], pos, f[2])
 	}
@@ -156,23 +157,23 @@ func (p *parser) claudeCodeLine(v value, pos Pos) {
 // file snapshots are not output.
 var claudeOutputFields = []string{"stdout", "stderr", "content", "output", "result", "file"}
 
-func claudeMirrors(tur value) []mirror {
-	if tur.isString() {
+func claudeMirrors(tur jsonscan.Value) []mirror {
+	if tur.IsString() {
 		return []mirror{newMirror("toolUseResult", tur)}
 	}
 	var out []mirror
-	for i, v := range tur.fields(claudeOutputFields...) {
+	for i, v := range tur.Fields(claudeOutputFields...) {
 		name := "toolUseResult." + claudeOutputFields[i]
 		if claudeOutputFields[i] == "file" {
-			v, name = v.get("content"), name+".content"
+			v, name = v.Get("content"), name+".content"
 		}
 		switch {
-		case v.isString() && v.raw != `""`:
+		case v.IsString() && v.Raw != `""`:
 			out = append(out, newMirror(name, v))
-		case v.isArray():
+		case v.IsArray():
 			j := 0
-			v.each(func(b value) bool {
-				if t := b.get("text"); t.isString() && t.raw != `""` {
+			v.Each(func(b jsonscan.Value) bool {
+				if t := b.Get("text"); t.IsString() && t.Raw != `""` {
 					out = append(out, newMirror(name+"."+strconv.Itoa(j)+".text", t))
 				}
 				j++
@@ -183,9 +184,9 @@ func claudeMirrors(tur value) []mirror {
 	return out
 }
 
-func newMirror(field string, v value) mirror {
+func newMirror(field string, v jsonscan.Value) mirror {
 	m := mirror{field: field, value: v}
-	m.start, m.end = v.span()
+	m.start, m.end = v.Span()
 	return m
 }
 
@@ -199,82 +200,82 @@ func knownRole(role string) bool {
 
 // --- OpenAI Chat Completions ---
 
-func (p *parser) openaiMessage(v value, pos Pos) {
-	f := v.fields("role", "content", "tool_calls", "tool_call_id", "extra")
-	role, c := f[0].str(), f[1]
+func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
+	f := v.Fields("role", "content", "tool_calls", "tool_call_id", "extra")
+	role, c := f[0].Str(), f[1]
 	if !knownRole(role) {
 		return // e.g. mini-swe-agent's final "exit": passed through
 	}
 	m := p.message(role, pos)
 	if role == "tool" {
 		ref, images := resultContent(v, c, "content", "text")
-		r := p.result(m, f[3].str(), ref, images)
+		r := p.result(m, f[3].Str(), ref, images)
 		// mini-swe-agent keeps the raw output and the return code aside.
-		extra := f[4].fields("raw_output", "returncode")
-		if extra[0].isString() {
+		extra := f[4].Fields("raw_output", "returncode")
+		if extra[0].IsString() {
 			r.mirrors = []mirror{newMirror("extra.raw_output", extra[0])}
 		}
-		if extra[1].isNumber() {
-			r.ExitCode, r.HasExitCode = extra[1].int(), true
+		if extra[1].IsNumber() {
+			r.ExitCode, r.HasExitCode = extra[1].Int(), true
 		}
 		return
 	}
 	m.Blocks = messageBlocks(c)
-	f[2].each(func(tc value) bool {
-		f := tc.fields("id", "function")
-		fn := f[1].fields("name", "arguments")
-		input := fn[1].str()
-		if !fn[1].isString() {
-			input = fn[1].raw
+	f[2].Each(func(tc jsonscan.Value) bool {
+		f := tc.Fields("id", "function")
+		fn := f[1].Fields("name", "arguments")
+		input := fn[1].Str()
+		if !fn[1].IsString() {
+			input = fn[1].Raw
 		}
-		p.call(m, f[0].str(), fn[0].str(), input, false)
+		p.call(m, f[0].Str(), fn[0].Str(), input, false)
 		return true
 	})
 }
 
 // --- Codex rollouts and Responses API items ---
 
-func (p *parser) codexRecord(v value, pos Pos) {
-	f := v.fields("type", "payload")
+func (p *parser) codexRecord(v jsonscan.Value, pos Pos) {
+	f := v.Fields("type", "payload")
 	payload := f[1]
-	if !payload.exists() {
+	if !payload.Exists() {
 		p.responsesItem(v, pos) // a bare array of Responses API items
 		return
 	}
-	switch f[0].str() {
+	switch f[0].Str() {
 	case "session_meta":
-		pf := payload.fields("cwd", "base_instructions", "instructions", "id")
+		pf := payload.Fields("cwd", "base_instructions", "instructions", "id")
 		if p.t.Cwd == "" {
-			p.t.Cwd = pf[0].str()
+			p.t.Cwd = pf[0].Str()
 		}
 		if p.t.SessionID == "" {
-			p.t.SessionID = pf[3].str()
+			p.t.SessionID = pf[3].Str()
 		}
-		instr := pf[1].get("text")
-		if !instr.isString() {
+		instr := pf[1].Get("text")
+		if !instr.IsString() {
 			instr = pf[2]
 		}
-		if instr.isString() && instr.raw != `""` {
+		if instr.IsString() && instr.Raw != `""` {
 			m := p.message("system", pos)
-			m.Blocks = []Block{{Type: Text, Text: instr.str()}}
+			m.Blocks = []Block{{Type: Text, Text: instr.Str()}}
 		}
 	case "turn_context":
 		if p.t.Cwd == "" {
-			p.t.Cwd = payload.get("cwd").str()
+			p.t.Cwd = payload.Get("cwd").Str()
 		}
 	case "response_item":
 		p.responsesItem(payload, pos)
 	case "event_msg":
-		pf := payload.fields("type", "message", "call_id")
-		switch pf[0].str() {
+		pf := payload.Fields("type", "message", "call_id")
+		switch pf[0].Str() {
 		case "user_message":
 			m := p.message("user", pos)
-			m.Blocks = []Block{{Type: Text, Text: pf[1].str()}}
+			m.Blocks = []Block{{Type: Text, Text: pf[1].Str()}}
 			p.eventUsers = append(p.eventUsers, m)
 		case "exec_command_end":
-			if id := pf[2].str(); id != "" {
+			if id := pf[2].Str(); id != "" {
 				if p.eventEnds == nil {
-					p.eventEnds = map[string]value{}
+					p.eventEnds = map[string]jsonscan.Value{}
 				}
 				p.eventEnds[id] = payload
 			}
@@ -282,15 +283,15 @@ func (p *parser) codexRecord(v value, pos Pos) {
 	}
 }
 
-func (p *parser) responsesItem(item value, pos Pos) {
-	f := item.fields("type", "role", "content", "call_id", "id", "name", "arguments", "input", "action", "output", "summary")
-	typ, id := f[0].str(), f[3].str()
+func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
+	f := item.Fields("type", "role", "content", "call_id", "id", "name", "arguments", "input", "action", "output", "summary")
+	typ, id := f[0].Str(), f[3].Str()
 	if id == "" {
-		id = f[4].str()
+		id = f[4].Str()
 	}
 	switch typ {
 	case "message", "":
-		role := f[1].str()
+		role := f[1].Str()
 		if !knownRole(role) {
 			return
 		}
@@ -301,34 +302,34 @@ func (p *parser) responsesItem(item value, pos Pos) {
 		m.Blocks = messageBlocks(f[2])
 	case "reasoning":
 		m := p.message("assistant", pos)
-		for _, list := range []value{f[10], f[2]} { // summary, then content
-			list.each(func(b value) bool {
-				if t := b.get("text"); t.isString() {
-					m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: t.str()})
+		for _, list := range []jsonscan.Value{f[10], f[2]} { // summary, then content
+			list.Each(func(b jsonscan.Value) bool {
+				if t := b.Get("text"); t.IsString() {
+					m.Blocks = append(m.Blocks, Block{Type: Thinking, Text: t.Str()})
 				}
 				return true
 			})
 		}
 	case "function_call":
-		p.call(p.message("assistant", pos), id, f[5].str(), f[6].str(), false)
+		p.call(p.message("assistant", pos), id, f[5].Str(), f[6].Str(), false)
 	case "custom_tool_call":
-		p.call(p.message("assistant", pos), id, f[5].str(), f[7].str(), true)
+		p.call(p.message("assistant", pos), id, f[5].Str(), f[7].Str(), true)
 	case "local_shell_call", "web_search_call":
-		p.call(p.message("assistant", pos), id, typ, f[8].rawOr("{}"), false)
+		p.call(p.message("assistant", pos), id, typ, f[8].RawOr("{}"), false)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		m := p.message("tool", pos)
 		out := f[9]
 		ref, images := resultContent(item, out, "output", "input_text")
 		exit, hasExit := 0, false
-		if ref.kind == inString && strings.HasPrefix(out.raw, `"{`) {
+		if ref.kind == inString && strings.HasPrefix(out.Raw, `"{`) {
 			// Some versions wrap the output as a JSON string of
 			// {"output": ..., "metadata": {"exit_code": ...}}.
-			if s := out.str(); gjson.Valid(s) {
-				inner := value{raw: s}.fields("output", "metadata")
-				if inner[0].isString() {
+			if s := out.Str(); gjson.Valid(s) {
+				inner := jsonscan.Value{Raw: s}.Fields("output", "metadata")
+				if inner[0].IsString() {
 					ref.kind, ref.embedded, ref.value = inEmbedded, s, inner[0]
-					if code := inner[1].get("exit_code"); code.isNumber() {
-						exit, hasExit = code.int(), true
+					if code := inner[1].Get("exit_code"); code.IsNumber() {
+						exit, hasExit = code.Int(), true
 					}
 				}
 			}

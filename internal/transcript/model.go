@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,12 +18,12 @@ type parser struct {
 	// Codex: user input seen only as event_msg user_message lines. They are
 	// counted only when the rollout has no user message items of its own,
 	// since full rollouts hold both.
-	root       value // the document, for a request body's top-level fields
+	root       jsonscan.Value // the document, for a request body's top-level fields
 	eventUsers []*Message
 	itemUsers  bool
 	// Codex: exec_command_end events repeat a command's output and exit
 	// code, by call id.
-	eventEnds map[string]value
+	eventEnds map[string]jsonscan.Value
 }
 
 func (p *parser) parse(records []record) {
@@ -31,7 +32,7 @@ func (p *parser) parse(records []record) {
 		case OpenAI:
 			p.openaiMessage(r.v, r.pos)
 		case Anthropic:
-			p.anthropicMessage(r.v, r.pos, value{})
+			p.anthropicMessage(r.v, r.pos, jsonscan.Value{})
 		case ClaudeCode:
 			p.claudeCodeLine(r.v, r.pos)
 		case Codex:
@@ -61,14 +62,14 @@ func (p *parser) attachEventEnds() {
 		}
 		delete(p.eventEnds, r.CallID) // one event per result
 		names := []string{"aggregated_output", "stdout", "stderr", "formatted_output", "exit_code"}
-		f := ev.fields(names...)
+		f := ev.Fields(names...)
 		for i, v := range f[:4] {
-			if v.isString() && v.raw != `""` {
+			if v.IsString() && v.Raw != `""` {
 				r.mirrors = append(r.mirrors, newMirror(names[i], v))
 			}
 		}
-		if code := f[4]; code.isNumber() && !r.HasExitCode {
-			r.ExitCode, r.HasExitCode = code.int(), true
+		if code := f[4]; code.IsNumber() && !r.HasExitCode {
+			r.ExitCode, r.HasExitCode = code.Int(), true
 		}
 	}
 }
@@ -146,15 +147,15 @@ func (p *parser) dropEventUsers() {
 
 // messageBlocks reads a message's content: a string, or an array of blocks
 // whose text blocks (text, input_text, output_text) and images are kept.
-func messageBlocks(c value) []Block {
-	if c.isString() {
-		return []Block{{Type: Text, Text: c.str()}}
+func messageBlocks(c jsonscan.Value) []Block {
+	if c.IsString() {
+		return []Block{{Type: Text, Text: c.Str()}}
 	}
 	var out []Block
-	c.each(func(blk value) bool {
-		f := blk.fields("type", "text")
-		if f[1].isString() && isTextType(f[0].str()) {
-			out = append(out, Block{Type: Text, Text: f[1].str()})
+	c.Each(func(blk jsonscan.Value) bool {
+		f := blk.Fields("type", "text")
+		if f[1].IsString() && isTextType(f[0].Str()) {
+			out = append(out, Block{Type: Text, Text: f[1].Str()})
 		} else if img, ok := imageBlock(blk); ok {
 			out = append(out, img)
 		}
@@ -165,32 +166,32 @@ func messageBlocks(c value) []Block {
 
 // scanBlocks reads the images of a result's array of blocks, and the raw
 // non-text blocks, which a rewrite keeps.
-func scanBlocks(c value) (images []Block, keep []string) {
-	c.each(func(blk value) bool {
-		f := blk.fields("type", "text")
-		if f[1].isString() && isTextType(f[0].str()) {
+func scanBlocks(c jsonscan.Value) (images []Block, keep []string) {
+	c.Each(func(blk jsonscan.Value) bool {
+		f := blk.Fields("type", "text")
+		if f[1].IsString() && isTextType(f[0].Str()) {
 			return true
 		}
 		if img, ok := imageBlock(blk); ok {
 			images = append(images, img)
 		}
-		keep = append(keep, blk.raw)
+		keep = append(keep, blk.Raw)
 		return true
 	})
 	return images, keep
 }
 
 // blocksText joins the text blocks of an array of blocks with newlines.
-func blocksText(c value) string {
+func blocksText(c jsonscan.Value) string {
 	var b strings.Builder
 	n := 0
-	c.each(func(blk value) bool {
-		f := blk.fields("type", "text")
-		if f[1].isString() && isTextType(f[0].str()) {
+	c.Each(func(blk jsonscan.Value) bool {
+		f := blk.Fields("type", "text")
+		if f[1].IsString() && isTextType(f[0].Str()) {
 			if n > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(f[1].str())
+			b.WriteString(f[1].Str())
 			n++
 		}
 		return true
@@ -209,18 +210,18 @@ func isTextType(t string) bool {
 // imageBlock reads an image in any of the formats' shapes: Anthropic's
 // source (base64 or url), OpenAI's image_url, the Responses API's
 // input_image.
-func imageBlock(b value) (Block, bool) {
-	f := b.fields("type", "source", "image_url")
-	switch f[0].str() {
+func imageBlock(b jsonscan.Value) (Block, bool) {
+	f := b.Fields("type", "source", "image_url")
+	switch f[0].Str() {
 	case "image":
-		src := f[1].fields("media_type", "data", "url")
-		return Block{Type: Image, MediaType: src[0].str(), Data: src[1].str(), URL: src[2].str()}, true
+		src := f[1].Fields("media_type", "data", "url")
+		return Block{Type: Image, MediaType: src[0].Str(), Data: src[1].Str(), URL: src[2].Str()}, true
 	case "image_url", "input_image":
 		url := f[2]
-		if url.isObject() {
-			url = url.get("url")
+		if url.IsObject() {
+			url = url.Get("url")
 		}
-		return dataURL(url.str()), true
+		return dataURL(url.Str()), true
 	}
 	return Block{}, false
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,7 +23,7 @@ type Options struct {
 // record is one top-level value: a JSONL line or an element of the messages
 // array. Its gjson value carries absolute offsets into the input.
 type record struct {
-	v   value
+	v   jsonscan.Value
 	pos Pos
 }
 
@@ -53,10 +54,10 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 
 // split finds the layout, the document's root value (for a JSON array or
 // object) and the records, and checks that every record is valid JSON.
-func split(src string) (Layout, value, []record, error) {
+func split(src string) (Layout, jsonscan.Value, []record, error) {
 	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
 	if start == len(src) {
-		return "", value{}, nil, &SyntaxError{Line: 1, Element: -1, Msg: "empty input: expected a transcript (a JSON array, an object with \"messages\", or JSONL)"}
+		return "", jsonscan.Value{}, nil, &SyntaxError{Line: 1, Element: -1, Msg: "empty input: expected a transcript (a JSON array, an object with \"messages\", or JSONL)"}
 	}
 	switch src[start] {
 	case '[':
@@ -76,13 +77,13 @@ func split(src string) (Layout, value, []record, error) {
 			return document(src, Object)
 		}
 		rest := strings.TrimSpace(src[end:])
-		if rest == "" && (value{raw: first}).get("messages").isArray() {
+		if rest == "" && (jsonscan.Value{Raw: first}).Get("messages").IsArray() {
 			return document(src, Object)
 		}
 		return jsonl(src)
 	}
 	line, col := lineCol(src, start)
-	return "", value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1,
+	return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1,
 		Msg: "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(src[start:])}
 }
 
@@ -97,29 +98,29 @@ func quoteSnippet(s string) string {
 	return strconv.Quote(string(r))
 }
 
-func document(src string, layout Layout) (Layout, value, []record, error) {
+func document(src string, layout Layout) (Layout, jsonscan.Value, []record, error) {
 	if !gjson.Valid(src) {
-		return "", value{}, nil, jsonError(src, 1)
+		return "", jsonscan.Value{}, nil, jsonError(src, 1)
 	}
 	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
-	root := value{raw: strings.TrimRight(src[start:], " \t\r\n"), off: start}
+	root := jsonscan.Value{Raw: strings.TrimRight(src[start:], " \t\r\n"), Off: start}
 	msgs := root
 	if layout == Object {
-		msgs = root.get("messages")
-		if !msgs.isArray() {
-			return "", value{}, nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: the JSON object has no \"messages\" array"}
+		msgs = root.Get("messages")
+		if !msgs.IsArray() {
+			return "", jsonscan.Value{}, nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: the JSON object has no \"messages\" array"}
 		}
 	}
 	var records []record
 	lines := newLineCounter(src)
-	msgs.each(func(v value) bool {
-		records = append(records, record{v: v, pos: Pos{Line: lines.at(v.off), Element: len(records)}})
+	msgs.Each(func(v jsonscan.Value) bool {
+		records = append(records, record{v: v, pos: Pos{Line: lines.at(v.Off), Element: len(records)}})
 		return true
 	})
 	return layout, root, records, nil
 }
 
-func jsonl(src string) (Layout, value, []record, error) {
+func jsonl(src string) (Layout, jsonscan.Value, []record, error) {
 	var records []record
 	lineNo := 0
 	for off := 0; off < len(src); {
@@ -139,13 +140,13 @@ func jsonl(src string) (Layout, value, []record, error) {
 			if !gjson.Valid(trimmed) {
 				e := jsonError(trimmed, lineNo)
 				e.Column += utf8.RuneCountInString(line[:lead])
-				return "", value{}, nil, e
+				return "", jsonscan.Value{}, nil, e
 			}
-			records = append(records, record{v: value{raw: trimmed, off: off + lead}, pos: Pos{Line: lineNo, Element: -1}})
+			records = append(records, record{v: jsonscan.Value{Raw: trimmed, Off: off + lead}, pos: Pos{Line: lineNo, Element: -1}})
 		}
 		off = next
 	}
-	return JSONL, value{}, records, nil
+	return JSONL, jsonscan.Value{}, records, nil
 }
 
 // lineCounter turns increasing offsets into line numbers in one pass.
@@ -166,8 +167,8 @@ func (c *lineCounter) at(off int) int {
 }
 
 // sniff tells the format from the records.
-func sniff(root value, layout Layout, records []record) (Format, error) {
-	if layout == Object && root.get("system").exists() {
+func sniff(root jsonscan.Value, layout Layout, records []record) (Format, error) {
+	if layout == Object && root.Get("system").Exists() {
 		// A Messages API request body keeps the system prompt at the top.
 		for _, r := range records {
 			if f := sniffRecord(r.v); f == OpenAI {
@@ -198,35 +199,35 @@ func sniff(root value, layout Layout, records []record) (Format, error) {
 
 // sniffRecord returns the format a record shows for sure, "?" for a plain
 // chat message that openai and anthropic read alike, or "" for nothing known.
-func sniffRecord(v value) Format {
-	f := v.fields("type", "payload", "message", "leafUuid", "sessionId", "role", "tool_calls", "tool_call_id", "content")
-	typ := f[0].str()
+func sniffRecord(v jsonscan.Value) Format {
+	f := v.Fields("type", "payload", "message", "leafUuid", "sessionId", "role", "tool_calls", "tool_call_id", "content")
+	typ := f[0].Str()
 	switch {
-	case f[1].exists() && typ != "":
+	case f[1].Exists() && typ != "":
 		return Codex
-	case f[2].isObject() || f[3].exists() || f[4].exists() && typ != "":
+	case f[2].IsObject() || f[3].Exists() || f[4].Exists() && typ != "":
 		return ClaudeCode
 	case responsesItemTypes[typ] || typ == "message":
 		// Chat and Messages API messages have no type; Responses API items do.
 		return Codex
 	}
-	role := f[5].str()
+	role := f[5].Str()
 	switch {
 	case role == "":
 		return ""
-	case role == "tool" || role == "function" || role == "developer" || f[6].exists() || f[7].exists():
+	case role == "tool" || role == "function" || role == "developer" || f[6].Exists() || f[7].Exists():
 		return OpenAI
-	case !f[8].isArray():
+	case !f[8].IsArray():
 		return "?"
 	}
 	format := Format("?")
-	f[8].each(func(b value) bool {
-		bf := b.fields("type", "source")
-		switch bf[0].str() {
+	f[8].Each(func(b jsonscan.Value) bool {
+		bf := b.Fields("type", "source")
+		switch bf[0].Str() {
 		case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
 			format = Anthropic
 		case "image":
-			if bf[1].exists() {
+			if bf[1].Exists() {
 				format = Anthropic
 			}
 		case "image_url", "input_audio", "refusal":

@@ -155,7 +155,7 @@ func (r *Result) Text() string {
 // the whole text when it can: for telling marker results apart cheaply.
 func (r *Result) HasPrefix(prefix string) bool {
 	if !r.decoded && r.content.kind == inString && !strings.ContainsAny(prefix, "\"\\") && isPlainASCII(prefix) {
-		raw := r.content.value.raw
+		raw := r.content.value.Raw
 		return strings.HasPrefix(raw[1:], prefix)
 	}
 	return strings.HasPrefix(r.Text(), prefix)

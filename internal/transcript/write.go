@@ -65,7 +65,7 @@ func (t *Transcript) SetMirror(r *Result, i int, text string) {
 	// A text under a sixth of the raw string's size cannot be its value (an
 	// escape takes at most six bytes for one): that spares decoding a large
 	// mirror only to compare it with a short summary.
-	if (m.set || 6*len(text) >= len(m.value.raw)-2) && text == m.Text() {
+	if (m.set || 6*len(text) >= len(m.value.Raw)-2) && text == m.Text() {
 		return
 	}
 	t.replace(m.start, m.end, jsonString(text))

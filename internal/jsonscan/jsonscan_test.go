@@ -1,4 +1,4 @@
-package transcript
+package jsonscan
 
 import (
 	"testing"
@@ -11,16 +11,16 @@ import (
 // text, offset and decoded string.
 func checkScan(t *testing.T, doc string) {
 	t.Helper()
-	var walk func(v value, g gjson.Result)
-	walk = func(v value, g gjson.Result) {
-		if v.raw != g.Raw {
-			t.Fatalf("raw %q, gjson has %q", v.raw, g.Raw)
+	var walk func(v Value, g gjson.Result)
+	walk = func(v Value, g gjson.Result) {
+		if v.Raw != g.Raw {
+			t.Fatalf("raw %q, gjson has %q", v.Raw, g.Raw)
 		}
-		if doc[v.off:v.off+len(v.raw)] != v.raw {
-			t.Fatalf("value %q is not at offset %d", v.raw, v.off)
+		if doc[v.Off:v.Off+len(v.Raw)] != v.Raw {
+			t.Fatalf("value %q is not at offset %d", v.Raw, v.Off)
 		}
-		if g.Type == gjson.String && v.str() != g.Str {
-			t.Fatalf("str() = %q, gjson has %q", v.str(), g.Str)
+		if g.Type == gjson.String && v.Str() != g.Str {
+			t.Fatalf("str() = %q, gjson has %q", v.Str(), g.Str)
 		}
 		switch {
 		case g.IsObject():
@@ -35,35 +35,35 @@ func checkScan(t *testing.T, doc string) {
 				}
 				return true
 			})
-			got := v.fields(append(keys, "\x00absent")...)
-			if got[len(keys)].exists() {
-				t.Fatalf("an absent key was found in %q", v.raw)
+			got := v.Fields(append(keys, "\x00absent")...)
+			if got[len(keys)].Exists() {
+				t.Fatalf("an absent key was found in %q", v.Raw)
 			}
 			for i := range keys {
-				if !got[i].exists() {
-					t.Fatalf("key %q of %q not found", keys[i], v.raw)
+				if !got[i].Exists() {
+					t.Fatalf("key %q of %q not found", keys[i], v.Raw)
 				}
 				walk(got[i], vals[i])
 			}
 		case g.IsArray():
 			elems := g.Array()
 			i := 0
-			v.each(func(e value) bool {
+			v.Each(func(e Value) bool {
 				if i >= len(elems) {
-					t.Fatalf("more elements than gjson finds in %q", v.raw)
+					t.Fatalf("more elements than gjson finds in %q", v.Raw)
 				}
 				walk(e, elems[i])
 				i++
 				return true
 			})
 			if i != len(elems) {
-				t.Fatalf("%d elements, gjson finds %d, in %q", i, len(elems), v.raw)
+				t.Fatalf("%d elements, gjson finds %d, in %q", i, len(elems), v.Raw)
 			}
 		}
 	}
 	trimmed := len(doc) - len(trimLeftSpace(doc))
-	root := value{raw: trimRightSpace(doc[trimmed:]), off: trimmed}
-	walk(root, gjson.Parse(root.raw))
+	root := Value{Raw: trimRightSpace(doc[trimmed:]), Off: trimmed}
+	walk(root, gjson.Parse(root.Raw))
 }
 
 func trimLeftSpace(s string) string {
@@ -87,8 +87,8 @@ func TestScan(t *testing.T) {
 	} {
 		checkScan(t, doc)
 	}
-	if got := (value{raw: `{"eA":1}`}).get("eA"); got.raw != "1" {
-		t.Errorf("escaped key: got %q", got.raw)
+	if got := (Value{Raw: `{"eA":1}`}).Get("eA"); got.Raw != "1" {
+		t.Errorf("escaped key: got %q", got.Raw)
 	}
 }
 

@@ -1,0 +1,201 @@
+// Package jsonscan walks JSON that has already been validated, without
+// decoding what it walks past.
+//
+// gjson decodes every string it walks past in ForEach, and rescans an
+// object for every Get; transcripts hold megabytes of tool output in single
+// strings. A Value is a JSON value's raw text and where it starts in the
+// input; Fields walks an object once for several keys, Each walks an array,
+// and Str decodes a string only when asked. The input must be valid JSON
+// (gjson.Valid): that is what lets the scanner be this small.
+package jsonscan
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Value is a JSON value of the input, not yet decoded. The zero Value is an
+// absent one.
+type Value struct {
+	Raw string // the value's text, exactly as in the input
+	Off int    // where Raw starts in the input
+}
+
+// Parse returns the value that s holds, white space around it trimmed; off
+// is where s starts in the whole input.
+func Parse(s string, off int) Value {
+	start := skipSpace(s, 0)
+	end := len(s)
+	for end > start && (s[end-1] == ' ' || s[end-1] == '\t' || s[end-1] == '\n' || s[end-1] == '\r') {
+		end--
+	}
+	return Value{Raw: s[start:end], Off: off + start}
+}
+
+func (v Value) Exists() bool   { return v.Raw != "" }
+func (v Value) IsString() bool { return v.Raw != "" && v.Raw[0] == '"' }
+func (v Value) IsArray() bool  { return v.Raw != "" && v.Raw[0] == '[' }
+func (v Value) IsObject() bool { return v.Raw != "" && v.Raw[0] == '{' }
+func (v Value) IsNumber() bool {
+	return v.Raw != "" && (v.Raw[0] == '-' || v.Raw[0] >= '0' && v.Raw[0] <= '9')
+}
+
+// Span is where the value is in the input.
+func (v Value) Span() (int, int) { return v.Off, v.Off + len(v.Raw) }
+
+// Str decodes a string value; anything else gives "".
+func (v Value) Str() string {
+	if !v.IsString() {
+		return ""
+	}
+	if strings.IndexByte(v.Raw, '\\') < 0 {
+		return v.Raw[1 : len(v.Raw)-1]
+	}
+	return gjson.Parse(v.Raw).Str
+}
+
+// IsTrue reports whether the value is the literal true.
+func (v Value) IsTrue() bool { return v.Raw == "true" }
+
+// Int reads a number value.
+func (v Value) Int() int { return int(gjson.Parse(v.Raw).Int()) }
+
+// RawOr is the raw JSON, or def when the value is absent.
+func (v Value) RawOr(def string) string {
+	if !v.Exists() {
+		return def
+	}
+	return v.Raw
+}
+
+// Get is Fields for one key.
+func (v Value) Get(key string) Value { return v.Fields(key)[0] }
+
+// Fields returns the values of the given keys of an object, in the order
+// asked, in one pass over it. A missing key, or a value that is not an
+// object, gives values that do not exist; a repeated key gives its first
+// value, as gjson does.
+func (v Value) Fields(keys ...string) []Value {
+	out := make([]Value, len(keys))
+	if !v.IsObject() {
+		return out
+	}
+	left := len(keys)
+	s := v.Raw
+	i := 1
+	for left > 0 {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != '"' {
+			break // '}' or the end
+		}
+		kEnd := skipString(s, i)
+		key := s[i+1 : kEnd-1]
+		i = skipSpace(s, kEnd)
+		i = skipSpace(s, i+1) // the colon
+		vEnd := skipValue(s, i)
+		for j, want := range keys {
+			if !out[j].Exists() && keyIs(key, want) {
+				out[j] = Value{Raw: s[i:vEnd], Off: v.Off + i}
+				left--
+				break
+			}
+		}
+		i = skipSpace(s, vEnd)
+		if i < len(s) && s[i] == ',' {
+			i++
+		}
+	}
+	return out
+}
+
+// keyIs compares a raw key (between its quotes) with a plain key.
+func keyIs(raw, want string) bool {
+	if raw == want {
+		return true
+	}
+	return strings.IndexByte(raw, '\\') >= 0 && gjson.Parse(`"`+raw+`"`).Str == want
+}
+
+// Each calls fn for every element of an array, in order, until fn returns
+// false.
+func (v Value) Each(fn func(Value) bool) {
+	if !v.IsArray() {
+		return
+	}
+	s := v.Raw
+	i := 1
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] == ']' {
+			return
+		}
+		end := skipValue(s, i)
+		if !fn(Value{Raw: s[i:end], Off: v.Off + i}) {
+			return
+		}
+		i = skipSpace(s, end)
+		if i < len(s) && s[i] == ',' {
+			i++
+		}
+	}
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at s[i].
+func skipString(s string, i int) int {
+	j := i + 1
+	for {
+		k := strings.IndexByte(s[j:], '"')
+		if k < 0 {
+			return len(s)
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && s[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// skipValue returns the index just past the value that starts at s[i].
+func skipValue(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		return skipString(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				j = skipString(s, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(s)
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(",}] \t\r\n", rune(s[j])) {
+		j++
+	}
+	return j
+}
