@@ -55,6 +55,32 @@ func (v Value) Str() string {
 	return gjson.Parse(v.Raw).Str
 }
 
+// StrPrefix decodes the start of a string value: what its first n bytes of
+// JSON text hold (escapes take more than the characters they stand for), or
+// all of it when shorter. It stops between escapes, never inside one.
+func (v Value) StrPrefix(n int) string {
+	if !v.IsString() {
+		return ""
+	}
+	raw := v.Raw[1 : len(v.Raw)-1]
+	i := 0
+	for i < len(raw) && i < n {
+		if raw[i] != '\\' {
+			i++
+			continue
+		}
+		if i+1 < len(raw) && raw[i+1] == 'u' {
+			i += 6
+		} else {
+			i += 2
+		}
+	}
+	if i >= len(raw) {
+		return v.Str()
+	}
+	return Value{Raw: `"` + raw[:i] + `"`}.Str()
+}
+
 // IsTrue reports whether the value is the literal true.
 func (v Value) IsTrue() bool { return v.Raw == "true" }
 
@@ -94,6 +120,9 @@ func (v Value) Fields(keys ...string) []Value {
 		i = skipSpace(s, kEnd)
 		i = skipSpace(s, i+1) // the colon
 		vEnd := skipValue(s, i)
+		if vEnd == i {
+			break // not valid JSON: stop rather than loop
+		}
 		for j, want := range keys {
 			if !out[j].Exists() && keyIs(key, want) {
 				out[j] = Value{Raw: s[i:vEnd], Off: v.Off + i}
@@ -131,6 +160,9 @@ func (v Value) Each(fn func(Value) bool) {
 			return
 		}
 		end := skipValue(s, i)
+		if end == i {
+			return // not valid JSON: stop rather than loop
+		}
 		if !fn(Value{Raw: s[i:end], Off: v.Off + i}) {
 			return
 		}

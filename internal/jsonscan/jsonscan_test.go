@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -100,5 +101,32 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		checkScan(t, doc)
+	})
+}
+
+func TestStrPrefix(t *testing.T) {
+	v := Value{Raw: `"ab\ncd\u00e9f\\g"`}
+	for n := 0; n < 20; n++ {
+		got := v.StrPrefix(n)
+		if !strings.HasPrefix(v.Str(), got) || n >= len(v.Raw)-2 && got != v.Str() {
+			t.Errorf("StrPrefix(%d) = %q of %q", n, got, v.Str())
+		}
+	}
+	if got := (Value{Raw: `7`}).StrPrefix(3); got != "" {
+		t.Errorf("StrPrefix of a number = %q", got)
+	}
+}
+
+func FuzzStrPrefix(f *testing.F) {
+	f.Add(`"a\"b\\c\u0041\ud83d\ude00 tail"`, 4)
+	f.Fuzz(func(t *testing.T, raw string, n int) {
+		if !gjson.Valid(raw) || raw[0] != '"' || n < 0 {
+			return
+		}
+		v := Value{Raw: raw}
+		got := v.StrPrefix(n)
+		if !strings.HasPrefix(v.Str(), got) && !strings.ContainsRune(got, '\uFFFD') {
+			t.Fatalf("StrPrefix(%d) = %q is not a prefix of %q", n, got, v.Str())
+		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 )
 
 // Range is a range of lines a read covers. The zero Range is the whole file.
@@ -70,28 +72,92 @@ var (
 	intentKeys  = []string{"intent", "description", "explanation"}
 	patternKeys = []string{"pattern", "query", "regex", "glob", "search"}
 	urlKeys     = []string{"url", "query"}
+	dirKeys     = []string{"workdir", "cwd"}
+	commandKeys = []string{"command", "cmd", "script"}
+	patchKeys   = []string{"input", "patch", "diff"}
+	startKeys   = []string{"start_line", "line_start", "startLine", "start"}
+	endKeys     = []string{"end_line", "line_end", "endLine", "end"}
+
+	// argKeys are all the arguments Classify reads, found in one pass over
+	// the input: a Write's input holds a whole file, which a lookup per key
+	// would scan again and again.
+	argKeys = unique(pathKeys, intentKeys, patternKeys, urlKeys, dirKeys, commandKeys, patchKeys,
+		startKeys, endKeys, []string{"action", "view_range", "offset", "limit"})
 )
+
+func unique(lists ...[]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, k := range l {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// args are the arguments of a call that Classify reads, by name.
+type args map[string]jsonscan.Value
+
+func readArgs(input gjson.Result) args {
+	obj := jsonscan.Parse(input.Raw, 0)
+	if !input.IsObject() || !obj.IsObject() {
+		return nil
+	}
+	m := args{}
+	for i, v := range obj.Fields(argKeys...) {
+		if v.Exists() {
+			m[argKeys[i]] = v
+		}
+	}
+	return m
+}
+
+// str is the first of keys whose value is a non-empty string.
+func (m args) str(keys []string) string {
+	for _, k := range keys {
+		if v := m[k]; v.IsString() && v.Raw != `""` {
+			return v.Str()
+		}
+	}
+	return ""
+}
+
+// int is the first of keys whose value is an integer, or a string of one.
+func (m args) int(keys []string) int {
+	for _, k := range keys {
+		v := m[k]
+		s := v.Raw
+		if v.IsString() {
+			s = v.Str()
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			return n
+		}
+	}
+	return 0
+}
 
 // Classify returns the kind and arguments of a call to the tool name with the
 // given input: a JSON object (tool arguments) or a JSON string (a custom
-// tool's free-form input such as an apply_patch patch).
+// tool's free-form input such as an apply_patch patch). The input must be
+// valid JSON (gjson.Valid), or the zero Result.
 func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
-	var a Args
-	a.Intent = firstString(input, intentKeys)
 	kind := t.nameKind(name)
 	lower := lastPart(strings.ToLower(name))
 
 	if input.Type == gjson.String {
 		// A custom tool's free-form input: a patch or a command line.
+		var a Args
 		text := input.String()
 		switch {
 		case isPatch(text):
-			a.Paths = patchPaths(text)
+			a = withPaths(a, patchPaths(text))
 		case kind == Shell:
 			a.Command = text
-		}
-		if len(a.Paths) > 0 {
-			a.Path = a.Paths[0]
 		}
 		if kind == "" {
 			kind = Other
@@ -102,11 +168,11 @@ func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
 		return kind, a
 	}
 
-	a.Path = firstString(input, pathKeys)
-	a.Dir = firstString(input, []string{"workdir", "cwd"})
+	in := readArgs(input)
+	a := Args{Intent: in.str(intentKeys), Path: in.str(pathKeys), Dir: in.str(dirKeys)}
 	switch kind {
 	case Shell:
-		a.Command = commandOf(input)
+		a.Command = commandOf(in)
 		if a.Command != "" {
 			return t.classifyShell(a)
 		}
@@ -116,22 +182,22 @@ func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
 	}
 
 	if lower == "str_replace_editor" || lower == "str_replace_based_edit_tool" {
-		kind = editorKind(input.Get("command").String(), kind)
+		kind = editorKind(in["command"].Str(), kind)
 	}
 	switch kind {
 	case Read:
-		a.Range = rangeOf(input)
+		a.Range = rangeOf(in)
 	case Edit, Write:
-		if patch := firstString(input, []string{"input", "patch", "diff"}); isPatch(patch) {
+		if patch := in.str(patchKeys); isPatch(patch) {
 			a.Paths = patchPaths(patch)
 			if a.Path == "" && len(a.Paths) > 0 {
 				a.Path = a.Paths[0]
 			}
 		}
 	case List, Search:
-		a.Pattern = firstString(input, patternKeys)
+		a.Pattern = in.str(patternKeys)
 	case Web:
-		a.URL = firstString(input, urlKeys)
+		a.URL = in.str(urlKeys)
 	}
 	if a.Path != "" && len(a.Paths) == 0 && (kind == Edit || kind == Write) {
 		a.Paths = []string{a.Path}
@@ -166,18 +232,18 @@ func editorKind(command string, fallback Kind) Kind {
 }
 
 // commandOf finds a shell tool's command: a string, or an argv array such as
-// Codex's ["bash","-lc","..."].
-func commandOf(input gjson.Result) string {
-	for _, key := range []string{"command", "cmd", "action.command", "script"} {
-		v := input.Get(key)
+// Codex's ["bash","-lc","..."]; local_shell_call keeps it under action.
+func commandOf(in args) string {
+	for _, v := range []jsonscan.Value{in["command"], in["cmd"], in["action"].Get("command"), in["script"]} {
 		switch {
-		case v.Type == gjson.String:
-			return v.String()
+		case v.IsString():
+			return v.Str()
 		case v.IsArray():
 			var argv []string
-			for _, w := range v.Array() {
-				argv = append(argv, w.String())
-			}
+			v.Each(func(w jsonscan.Value) bool {
+				argv = append(argv, w.Str())
+				return true
+			})
 			return JoinArgv(argv)
 		}
 	}
@@ -186,21 +252,25 @@ func commandOf(input gjson.Result) string {
 
 // rangeOf reads the line range of a read tool's arguments: Claude Code's
 // offset/limit, str_replace_editor's view_range, or start/end lines.
-func rangeOf(input gjson.Result) Range {
-	if vr := input.Get("view_range"); vr.IsArray() {
-		parts := vr.Array()
+func rangeOf(in args) Range {
+	if vr := in["view_range"]; vr.IsArray() {
+		var parts []int
+		vr.Each(func(v jsonscan.Value) bool {
+			parts = append(parts, v.Int())
+			return true
+		})
 		if len(parts) == 2 {
-			r := Range{Start: int(parts[0].Int()), End: int(parts[1].Int())}
+			r := Range{Start: parts[0], End: parts[1]}
 			if r.End < 0 {
 				r.End = 0
 			}
 			return normalize(r)
 		}
 	}
-	if s, e := firstInt(input, []string{"start_line", "line_start", "startLine", "start"}), firstInt(input, []string{"end_line", "line_end", "endLine", "end"}); s > 0 || e > 0 {
+	if s, e := in.int(startKeys), in.int(endKeys); s > 0 || e > 0 {
 		return normalize(Range{Start: s, End: e})
 	}
-	offset, limit := firstInt(input, []string{"offset"}), firstInt(input, []string{"limit"})
+	offset, limit := in.int([]string{"offset"}), in.int([]string{"limit"})
 	if offset <= 0 && limit <= 0 {
 		return Range{}
 	}
@@ -224,24 +294,4 @@ func normalize(r Range) Range {
 		r.Start = 1
 	}
 	return r
-}
-
-func firstString(input gjson.Result, keys []string) string {
-	for _, k := range keys {
-		if v := input.Get(k); v.Type == gjson.String && v.Str != "" {
-			return v.String()
-		}
-	}
-	return ""
-}
-
-func firstInt(input gjson.Result, keys []string) int {
-	for _, k := range keys {
-		if v := input.Get(k); v.Type == gjson.Number || v.Type == gjson.String {
-			if n, err := strconv.Atoi(strings.TrimSpace(v.String())); err == nil {
-				return n
-			}
-		}
-	}
-	return 0
 }

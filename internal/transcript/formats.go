@@ -1,11 +1,12 @@
 package transcript
 
 import (
-	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 )
 
 // contentKind is how a result's content is stored, which decides how a new

@@ -1,13 +1,12 @@
 package transcript
 
 import (
-	"github.com/ctxkit/ctxkit/internal/jsonscan"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -125,7 +124,7 @@ func (p *parser) pair() {
 		c.Result, r.Call = r, c
 		// Shell tools print their exit code into the output.
 		if !r.HasExitCode && c.Args.Command != "" {
-			r.ExitCode, r.HasExitCode = exitCodeFromText(r.Text())
+			r.ExitCode, r.HasExitCode = exitCodeFromText(r.head(exitHead))
 		}
 	}
 }
@@ -236,23 +235,45 @@ func dataURL(u string) Block {
 	return Block{Type: Image, URL: u}
 }
 
-// Exit codes that tools print into their output: Claude Code's Bash
-// ("Exit code 1"), Codex ("Process exited with code 1", "Exit code: 1"),
-// mini-swe-agent ("<returncode>1</returncode>").
-var exitPatterns = regexp.MustCompile(`(?m)\A(?:Exit code:? (-?\d+)\s|<returncode>(-?\d+)</returncode>)|^(?:Process exited with code|Exit code:) (-?\d+)\s*$`)
+// exitHead is how much of an output's start is searched for an exit code.
+const exitHead = 512
 
-// exitCodeFromText finds an exit code in the first lines of an output.
+// exitCodeFromText finds the exit code that shell tools print at the start
+// of their output: Claude Code's Bash ("Exit code 1" on the first line),
+// mini-swe-agent ("<returncode>1</returncode>"), Codex ("Process exited with
+// code 1" or "Exit code: 1" on a line of its header).
 func exitCodeFromText(text string) (int, bool) {
-	head := text
-	if len(head) > 512 {
-		head = head[:512]
-	}
-	m := exitPatterns.FindStringSubmatch(head)
-	for _, g := range m[min(1, len(m)):] {
-		if g != "" {
-			n, err := strconv.Atoi(g)
-			return n, err == nil
+	head := text[:min(len(text), exitHead)]
+	if rest, ok := strings.CutPrefix(head, "<returncode>"); ok {
+		if n, tail, ok := leadingInt(rest); ok && strings.HasPrefix(tail, "</returncode>") {
+			return n, true
 		}
 	}
+	for i := 0; head != ""; i++ {
+		line, rest, _ := strings.Cut(head, "\n")
+		line = strings.TrimRight(line, " \r")
+		for _, prefix := range []string{"Exit code: ", "Process exited with code ", "Exit code "} {
+			if i > 0 && prefix == "Exit code " {
+				continue // Claude Code's form is the first line only
+			}
+			if n, tail, ok := leadingInt(strings.TrimPrefix(line, prefix)); ok && tail == "" && strings.HasPrefix(line, prefix) {
+				return n, true
+			}
+		}
+		head = rest
+	}
 	return 0, false
+}
+
+// leadingInt reads an integer at the start of s, and what follows it.
+func leadingInt(s string) (int, string, bool) {
+	end := 0
+	if strings.HasPrefix(s, "-") {
+		end = 1
+	}
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, err := strconv.Atoi(s[:end])
+	return n, s[end:], err == nil
 }

@@ -1,14 +1,16 @@
 package transcript
 
 import (
-	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -137,16 +139,65 @@ func jsonl(src string) (Layout, jsonscan.Value, []record, error) {
 		lead := len(line) - len(strings.TrimLeft(line, " \t\r\ufeff"))
 		trimmed := strings.TrimRight(line[lead:], " \t\r")
 		if trimmed != "" {
-			if !gjson.Valid(trimmed) {
-				e := jsonError(trimmed, lineNo)
-				e.Column += utf8.RuneCountInString(line[:lead])
-				return "", jsonscan.Value{}, nil, e
-			}
 			records = append(records, record{v: jsonscan.Value{Raw: trimmed, Off: off + lead}, pos: Pos{Line: lineNo, Element: -1}})
 		}
 		off = next
 	}
+	if bad := firstInvalid(records); bad >= 0 {
+		r := records[bad]
+		e := jsonError(r.v.Raw, r.pos.Line)
+		lineStart := strings.LastIndexByte(src[:r.v.Off], '\n') + 1
+		e.Column += utf8.RuneCountInString(src[lineStart:r.v.Off])
+		return "", jsonscan.Value{}, nil, e
+	}
 	return JSONL, jsonscan.Value{}, records, nil
+}
+
+// firstInvalid returns the index of the first record that is not valid
+// JSON, or -1. Validating is a third of parsing, and lines are independent:
+// large inputs are checked on every core.
+func firstInvalid(records []record) int {
+	size := 0
+	for _, r := range records {
+		size += len(r.v.Raw)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if size < 4<<20 || workers == 1 {
+		workers = 1
+	}
+	// Split the records into runs of about equal size, one per worker.
+	bounds := []int{0}
+	acc, per := 0, size/workers+1
+	for i, r := range records {
+		acc += len(r.v.Raw)
+		if acc >= per && len(bounds) < workers {
+			bounds = append(bounds, i+1)
+			acc = 0
+		}
+	}
+	bounds = append(bounds, len(records))
+	bad := make([]int, len(bounds)-1)
+	var wg sync.WaitGroup
+	for w := range bad {
+		bad[w] = -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := bounds[w]; i < bounds[w+1]; i++ {
+				if !gjson.Valid(records[i].v.Raw) {
+					bad[w] = i
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, b := range bad {
+		if b >= 0 {
+			return b
+		}
+	}
+	return -1
 }
 
 // lineCounter turns increasing offsets into line numbers in one pass.

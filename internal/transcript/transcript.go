@@ -151,6 +151,15 @@ func (r *Result) Text() string {
 	return r.text
 }
 
+// head returns the start of the text: at least what its first n bytes of
+// JSON hold, decoding no more of a long string than that.
+func (r *Result) head(n int) string {
+	if !r.decoded && r.content.kind == inString {
+		return r.content.value.StrPrefix(n)
+	}
+	return r.Text()
+}
+
 // HasPrefix reports whether the text starts with prefix, without decoding
 // the whole text when it can: for telling marker results apart cheaply.
 func (r *Result) HasPrefix(prefix string) bool {

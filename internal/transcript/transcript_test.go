@@ -205,3 +205,51 @@ func TestSetMirrorSameText(t *testing.T) {
 		}
 	}
 }
+
+func TestExitCodeFromText(t *testing.T) {
+	cases := []struct {
+		text string
+		code int
+		ok   bool
+	}{
+		{"Exit code 1\nFAIL", 1, true},
+		{"Exit code 128\nfatal: no upstream", 128, true},
+		{"<returncode>0</returncode>\n<output>\nok\n</output>", 0, true},
+		{"<returncode>-9</returncode>", -9, true},
+		{"Chunk ID: 4bdf6f\nWall time: 1.2 seconds\nProcess exited with code 2\nOutput:\n", 2, true},
+		{"Exit code: 3\nWall time: 0.1 seconds\nOutput:\n", 3, true},
+		{"Output:\nExit code: 4\n", 4, true},
+		{"ok\nExit code 5\n", 0, false}, // Claude Code's form is the first line only
+		{"Exit code 1 and more", 0, false},
+		{"<returncode>x</returncode>", 0, false},
+		{"", 0, false},
+		{strings.Repeat("x\n", 400) + "Exit code: 6\n", 0, false}, // past the head
+	}
+	for _, c := range cases {
+		code, ok := exitCodeFromText(c.text)
+		if code != c.code || ok != c.ok {
+			t.Errorf("exitCodeFromText(%.40q) = %d, %v; want %d, %v", c.text, code, ok, c.code, c.ok)
+		}
+	}
+}
+
+// TestFirstBadLineOfALargeInput: large inputs are validated on every core;
+// the error still names the first bad line.
+func TestFirstBadLineOfALargeInput(t *testing.T) {
+	good := `{"role":"user","content":"` + strings.Repeat("x", 1000) + `"}` + "\n"
+	var b strings.Builder
+	for i := 0; i < 6000; i++ {
+		switch i {
+		case 4321:
+			b.WriteString("  {\"role\": oops}\n")
+		case 5000:
+			b.WriteString("{\"role\":\n")
+		default:
+			b.WriteString(good)
+		}
+	}
+	_, err := Parse([]byte(b.String()), Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "4322:12: invalid JSON") {
+		t.Fatalf("error = %v, want line 4322, column 12", err)
+	}
+}
