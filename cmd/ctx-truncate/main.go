@@ -1,0 +1,13 @@
+// Command ctx-truncate cuts long tool output in a transcript to its head and
+// tail, keeping the lines that say what failed.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Truncate, os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

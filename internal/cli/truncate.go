@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"flag"
+	"regexp"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/truncate"
+)
+
+// Truncate is ctx-truncate.
+var Truncate = Command{
+	Name:      "ctx-truncate",
+	Usage:     "cut long tool output to its head and tail, keeping the lines that say what failed",
+	ArgsUsage: "[FILE ...]",
+	Description: `Reads a transcript (Claude Code JSONL, Codex rollout, OpenAI or Anthropic messages; the
+format is detected) from FILE or stdin and writes it back in the same format with every long
+shell result cut: a result over --max-chars keeps its first --head and last --tail chars,
+on line boundaries, and between them one line that says what was cut,
+
+   [ctx-truncate] 45,231 chars, 342 lines; 38,102 chars (301 lines) cut here; kept the first 40 and last 40 lines and 6 lines that matter (numbered).
+
+followed by the lines of the cut middle that carry failures and results (errors, FAIL and
+--- FAIL, panic:, a Traceback with its last frame and exception, assertion messages, test
+summaries, exit codes), each with its line number, up to --keep-matches. The output of a failed
+call (marked as an error, or a non-zero exit code) keeps every error line. A cut that would
+not make a result shorter, or would give it more tokens, is not made.
+
+Which results: those of shell tools (any call with a command line: Bash, exec_command, shell,
+run_shell, local_shell_call...) by default; --tools NAME,... names the tools instead, --all
+takes every tool. Never cut: results of edits and writes, results that a ctx-* filter already
+replaced (they start with a [ctx-...] marker) or that a marker points at, and results already
+cut (a second run changes nothing). Copies of the output that a format keeps beside the result
+(Claude Code's toolUseResult, Codex's exec_command_end events, mini-swe-agent's raw_output)
+are cut the same way, unless --keep-mirrors.
+
+Token mode (like ttok): --max-tokens, --head-tokens and --tail-tokens count tokens with
+--encoding instead of chars; giving any of them turns it on (the others default to 2,500, 500
+and 500). See docs/truncate.md.
+
+EXAMPLES:
+   ctx-truncate session.jsonl > short.jsonl
+   ctx-truncate --stats -i ~/.claude/projects/*/*.jsonl
+   ctx-truncate --max-chars 4000 --head 1000 --tail 1000 --keep-pattern 'WARN' s.jsonl
+   ctx-truncate --max-tokens 1000 --tools Bash,Grep < s.jsonl | ctx-count --before s.jsonl`,
+	Flags: FilterFlags(
+		&ucli.IntFlag{Name: "max-chars", Value: truncate.DefaultMaxChars, EnvVars: []string{"CTX_MAX_CHARS"},
+			Usage: "cut results longer than `N` chars"},
+		&ucli.IntFlag{Name: "head", Value: truncate.DefaultHeadChars, EnvVars: []string{"CTX_HEAD"},
+			Usage: "keep the first `N` chars of a cut result"},
+		&ucli.IntFlag{Name: "tail", Value: truncate.DefaultTailChars, EnvVars: []string{"CTX_TAIL"},
+			Usage: "keep the last `N` chars of a cut result"},
+		&ucli.IntFlag{Name: "max-tokens", EnvVars: []string{"CTX_MAX_TOKENS"}, DefaultText: "2500 in token mode",
+			Usage: "token mode: cut results longer than `N` tokens"},
+		&ucli.IntFlag{Name: "head-tokens", EnvVars: []string{"CTX_HEAD_TOKENS"}, DefaultText: "500 in token mode",
+			Usage: "token mode: keep the first `N` tokens of a cut result"},
+		&ucli.IntFlag{Name: "tail-tokens", EnvVars: []string{"CTX_TAIL_TOKENS"}, DefaultText: "500 in token mode",
+			Usage: "token mode: keep the last `N` tokens of a cut result"},
+		&ucli.IntFlag{Name: "keep-matches", Value: truncate.DefaultKeepMatches, EnvVars: []string{"CTX_KEEP_MATCHES"},
+			Usage: "keep up to `N` lines that matter from the cut middle; 0 keeps none (a failed call's error lines are always kept)"},
+		patternFlag{&ucli.GenericFlag{Name: "keep-pattern", Value: &patternList{}, EnvVars: []string{"CTX_KEEP_PATTERN"},
+			Usage: "also keep lines matching `REGEX` (Go syntax; repeatable; in the environment, one a line)"}},
+		&ucli.StringSliceFlag{Name: "tools", EnvVars: []string{"CTX_TOOLS"},
+			Usage: "cut the results of the tools `NAME,...` (any case) instead of the shell tools"},
+		&ucli.BoolFlag{Name: "all", EnvVars: []string{"CTX_ALL"},
+			Usage: "cut the results of every tool, and results without a call"},
+		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
+			Usage: "leave the copies of an output kept beside its result (Claude Code's toolUseResult...) whole"},
+		EncodingFlag,
+	),
+	Run: runTruncate,
+}
+
+// patternFlag is --keep-pattern: a GenericFlag whose list starts empty on
+// every run (the flag is shared by every run of the command in a process).
+type patternFlag struct{ *ucli.GenericFlag }
+
+func (f patternFlag) Apply(set *flag.FlagSet) error {
+	p := f.Value.(*patternList)
+	*p = patternList{}
+	err := f.GenericFlag.Apply(set)
+	p.fromEnv = len(p.res) > 0
+	return err
+}
+
+// patternList is the value of --keep-pattern: each use adds a pattern, and
+// no comma splits one (a regex may hold commas). The environment's value
+// holds one a line; patterns on the command line replace it.
+type patternList struct {
+	res     []*regexp.Regexp
+	src     []string
+	fromEnv bool
+}
+
+func (p *patternList) Set(v string) error {
+	if p.fromEnv {
+		*p = patternList{}
+	}
+	for _, s := range strings.Split(v, "\n") {
+		if s = strings.TrimRight(s, "\r"); s == "" {
+			continue
+		}
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return err
+		}
+		p.res, p.src = append(p.res, re), append(p.src, s)
+	}
+	return nil
+}
+
+func (p *patternList) String() string {
+	if p == nil {
+		return ""
+	}
+	return strings.Join(p.src, "\n")
+}
+
+func runTruncate(e *Env) error {
+	opts, err := truncateOptions(e)
+	if err != nil {
+		return err
+	}
+	return e.Filter(func(t *transcript.Transcript) (string, error) {
+		rep, err := truncate.Apply(t, opts)
+		return rep.String(), err
+	})
+}
+
+// truncateOptions reads and checks the flags.
+func truncateOptions(e *Env) (truncate.Options, error) {
+	var o truncate.Options
+	for _, name := range []string{"max-chars", "head", "tail", "max-tokens", "head-tokens", "tail-tokens", "keep-matches"} {
+		if e.Int(name) < 0 {
+			return o, Usagef("--%s must be 0 or more", name)
+		}
+	}
+	ctr, err := e.Counter()
+	if err != nil {
+		return o, err
+	}
+	r := truncate.Rules{
+		Max: e.Int("max-chars"), Head: e.Int("head"), Tail: e.Int("tail"),
+		Counter: ctr, KeepMatches: e.Int("keep-matches"),
+	}
+	tokenMode := e.IsSet("max-tokens") || e.IsSet("head-tokens") || e.IsSet("tail-tokens")
+	if tokenMode {
+		for _, name := range []string{"max-chars", "head", "tail"} {
+			if e.IsSet(name) {
+				return o, Usagef("--%s counts chars, --max-tokens, --head-tokens and --tail-tokens tokens: use one kind", name)
+			}
+		}
+		r.TokenMode = true
+		r.Max, r.Head, r.Tail = truncate.DefaultMaxTokens, truncate.DefaultHeadTokens, truncate.DefaultTailTokens
+		if e.IsSet("max-tokens") {
+			r.Max = e.Int("max-tokens")
+		}
+		if e.IsSet("head-tokens") {
+			r.Head = e.Int("head-tokens")
+		}
+		if e.IsSet("tail-tokens") {
+			r.Tail = e.Int("tail-tokens")
+		}
+	}
+	if p, ok := e.Generic("keep-pattern").(*patternList); ok && p != nil {
+		r.Keep = p.res
+	}
+	o.Rules = r
+	o.All = e.Bool("all")
+	o.KeepMirrors = e.Bool("keep-mirrors")
+	o.Totals = e.Bool(StatsFlag.Name)
+	if names := e.StringSlice("tools"); len(names) > 0 {
+		if o.All {
+			return o, Usagef("--tools and --all cannot be used together")
+		}
+		for _, n := range names {
+			if n = strings.TrimSpace(n); n != "" {
+				o.Tools = append(o.Tools, n)
+			}
+		}
+		if len(o.Tools) == 0 {
+			return o, Usagef("--tools: no tool named")
+		}
+	}
+	return o, nil
+}

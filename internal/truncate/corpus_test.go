@@ -1,0 +1,145 @@
+package truncate
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
+)
+
+// corpusOptions are the ways the corpus is cut: as a user runs ctx-truncate,
+// and with small numbers and every tool so that most results are cut.
+func corpusOptions(t *testing.T) map[string]Options {
+	ctr := counter(t, tokens.Default)
+	def := DefaultRules()
+	def.Counter = ctr
+	return map[string]Options{
+		"default":      {Rules: def},
+		"all-small":    {All: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 20, Counter: ctr}},
+		"keep-mirrors": {All: true, KeepMirrors: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 3, Counter: ctr}},
+		"no-matches":   {All: true, Rules: Rules{Max: 600, Head: 0, Tail: 100, Counter: ctr}},
+		"tokens":       {All: true, Rules: Rules{Max: 300, Head: 60, Tail: 60, TokenMode: true, KeepMatches: 20, Counter: ctr}},
+	}
+}
+
+// TestCorpusInvariants checks every invariant of design.md on every file of
+// the corpus: same format and layout, byte for byte where nothing changed;
+// no message dropped or reordered; idempotent and deterministic; never more
+// tokens; pointers point at whole results; errors of failed calls survive;
+// and ctx-truncate's own rules: nothing outside its scope is touched, no
+// mirror keeps the full text of a cut result, every cut says what it cut.
+func TestCorpusInvariants(t *testing.T) {
+	files := testutil.CorpusFiles(t)
+	for name, opts := range corpusOptions(t) {
+		for _, f := range files {
+			t.Run(name+"/"+testutil.Name(f), func(t *testing.T) {
+				in, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := invariant.Check(t, in, apply(opts))
+				checkCuts(t, in, out, opts)
+			})
+		}
+	}
+}
+
+func checkCuts(t *testing.T, in, out []byte, opts Options) {
+	t.Helper()
+	before, after := load(t, in), load(t, out)
+	refs := marker.Referenced(before)
+	cut := 0
+	for i, r := range after.Results {
+		b := before.Results[i]
+		if r.Text() == b.Text() {
+			continue
+		}
+		cut++
+		c := b.Call
+		switch {
+		case c == nil && !opts.All:
+			t.Errorf("result %d without a call was cut", i)
+		case c != nil && (c.Kind == tools.Edit || c.Kind == tools.Write):
+			t.Errorf("%s: the result of %s (%s) was cut", b.CallID, c.Name, c.Kind)
+		case c != nil && !opts.All && c.Args.Command == "":
+			t.Errorf("%s: %s is not a shell tool", b.CallID, c.Name)
+		case refs[b.CallID]:
+			t.Errorf("%s: a marker points at it", b.CallID)
+		case marker.Is(b.Text(), ""):
+			t.Errorf("%s: it was a marker", b.CallID)
+		}
+		if !IsCut(r.Text()) || strings.Count(r.Text(), "\n"+MarkerPrefix)+btoi(strings.HasPrefix(r.Text(), MarkerPrefix)) != 1 {
+			t.Errorf("%s: the cut does not hold exactly one marker line", b.CallID)
+		}
+		// Errors survive: every error line of a failed call.
+		if b.Failed() {
+			for _, line := range strings.Split(b.Text(), "\n") {
+				line = strings.TrimSuffix(line, "\r")
+				if line != "" && len(line) <= keptLineMax && candidate(line) && errorPattern.MatchString(line) && !strings.Contains(r.Text(), line) {
+					t.Errorf("%s: error line lost: %q", b.CallID, line)
+				}
+			}
+		}
+		if opts.KeepMirrors {
+			for j, m := range r.Mirrors() {
+				if m.Text != b.Mirrors()[j].Text {
+					t.Errorf("%s: --keep-mirrors, and mirror %s changed", b.CallID, m.Field)
+				}
+			}
+			continue
+		}
+		for j, m := range r.Mirrors() {
+			if was := b.Mirrors()[j].Text; m.Text == was && opts.Rules.over(was) && !IsCut(was) {
+				t.Errorf("%s: the result was cut, its mirror %s keeps the full text", b.CallID, m.Field)
+			}
+		}
+	}
+	t.Logf("%d of %d results cut", cut, len(after.Results))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestCorpusPipeline runs ctx-truncate after itself with other numbers, and
+// after a run with --all: results already cut are never cut again.
+func TestCorpusPipeline(t *testing.T) {
+	ctr := counter(t, tokens.Default)
+	first := Options{All: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 20, Counter: ctr}}
+	second := Options{All: true, Rules: Rules{Max: 200, Head: 20, Tail: 20, KeepMatches: 0, Counter: ctr}}
+	for _, f := range testutil.CorpusFiles(t) {
+		in, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		once, err := apply(first)(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := load(t, once)
+		var cut []bool
+		for _, r := range tr.Results {
+			cut = append(cut, IsCut(r.Text()))
+		}
+		twice, err := apply(second)(once)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := invariant.Compare(once, twice); err != nil {
+			t.Fatalf("%s: %v", testutil.Name(f), err)
+		}
+		for i, r := range load(t, twice).Results {
+			if cut[i] && r.Text() != tr.Results[i].Text() {
+				t.Errorf("%s: %s was cut again", testutil.Name(f), r.CallID)
+			}
+		}
+	}
+}

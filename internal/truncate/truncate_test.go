@@ -1,0 +1,202 @@
+package truncate
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+func load(t *testing.T, data []byte) *transcript.Transcript {
+	t.Helper()
+	tr, err := transcript.Parse(data, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func session(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "sessions", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// run applies opts to data and returns the transcript before and after.
+func run(t *testing.T, data []byte, opts Options) (before, after *transcript.Transcript, rep Report) {
+	t.Helper()
+	tr := load(t, data)
+	rep, err := Apply(tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return load(t, data), load(t, tr.Bytes()), rep
+}
+
+// cutIDs lists the calls whose results were cut.
+func cutIDs(before, after *transcript.Transcript) []string {
+	var ids []string
+	for i, r := range after.Results {
+		if r.Text() != before.Results[i].Text() {
+			ids = append(ids, r.CallID)
+		}
+	}
+	return ids
+}
+
+func TestApplyScope(t *testing.T) {
+	data := session(t, "claude-code.jsonl")
+	shell := []string{"toolu_01FX0002", "toolu_01FX0003", "toolu_01FX0004", "toolu_01FX0005", "toolu_01FX0006", "toolu_01FX0007", "toolu_01FX0008"}
+	cases := []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		// The short ls, the Read, the Edit, the result that the ctx-dedupe
+		// marker points at (0011) and the marker itself stay.
+		{"default", Options{Rules: DefaultRules()}, shell},
+		{"tools", Options{Rules: DefaultRules(), Tools: []string{"read"}}, []string{"toolu_01FX0009"}},
+		{"tools bash", Options{Rules: DefaultRules(), Tools: []string{"BASH"}}, shell},
+		{"all", Options{Rules: DefaultRules(), All: true}, append(shell[:7:7], "toolu_01FX0009")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before, after, rep := run(t, data, c.opts)
+			got := cutIDs(before, after)
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("cut %v, want %v", got, c.want)
+			}
+			if rep.Cut != len(c.want) || rep.Results != 12 {
+				t.Errorf("report: %+v", rep)
+			}
+		})
+	}
+}
+
+func TestApplyOrphansOnlyWithAll(t *testing.T) {
+	long := strings.Repeat("Error: line\\n", 2000)
+	data := []byte(`[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"gone","content":"` + long + `"}]`)
+	if _, after, _ := run(t, data, Options{Rules: DefaultRules()}); strings.Contains(after.Results[0].Text(), "[ctx-truncate]") {
+		t.Error("an orphan result was cut without --all")
+	}
+	if _, after, _ := run(t, data, Options{Rules: DefaultRules(), All: true}); !strings.Contains(after.Results[0].Text(), "[ctx-truncate]") {
+		t.Error("an orphan result was not cut with --all")
+	}
+}
+
+func TestApplyMirrors(t *testing.T) {
+	for _, name := range []string{"claude-code.jsonl", "codex.jsonl", "openai.json"} {
+		t.Run(name, func(t *testing.T) {
+			data := session(t, name)
+			before, after, rep := run(t, data, Options{Rules: DefaultRules()})
+			if rep.Mirrors == 0 {
+				t.Fatal("no mirror cut")
+			}
+			for i, r := range after.Results {
+				b := before.Results[i]
+				cut := r.Text() != b.Text()
+				for j, m := range r.Mirrors() {
+					was := b.Mirrors()[j].Text
+					if cut && len(was) > DefaultMaxChars && !IsCut(m.Text) {
+						t.Errorf("%s: the result was cut, its mirror %s (%d bytes) was not", r.CallID, m.Field, len(was))
+					}
+					if !cut && m.Text != was {
+						t.Errorf("%s: the result stayed, its mirror %s changed", r.CallID, m.Field)
+					}
+				}
+			}
+			// --keep-mirrors leaves them, and only them.
+			_, kept, _ := run(t, data, Options{Rules: DefaultRules(), KeepMirrors: true})
+			for i, r := range kept.Results {
+				if r.Text() != after.Results[i].Text() {
+					t.Errorf("%s: --keep-mirrors changed how the result is cut", r.CallID)
+				}
+				for j, m := range r.Mirrors() {
+					if m.Text != before.Results[i].Mirrors()[j].Text {
+						t.Errorf("%s: --keep-mirrors changed mirror %s", r.CallID, m.Field)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestApplyFailedKeepsErrors(t *testing.T) {
+	data := session(t, "claude-code.jsonl")
+	opts := Options{Rules: DefaultRules()}
+	opts.Rules.KeepMatches = 0
+	before, after, _ := run(t, data, opts)
+	for i, r := range after.Results {
+		b := before.Results[i]
+		if !b.Failed() || r.Text() == b.Text() {
+			continue
+		}
+		for _, line := range strings.Split(b.Text(), "\n") {
+			if line != "" && candidate(line) && errorPattern.MatchString(line) && !strings.Contains(r.Text(), line) {
+				t.Errorf("%s: error line lost with --keep-matches 0: %q", r.CallID, line)
+			}
+		}
+	}
+}
+
+func TestApplyKeepPattern(t *testing.T) {
+	opts := Options{Rules: DefaultRules()}
+	opts.Rules.Keep = []*regexp.Regexp{regexp.MustCompile(`INV-0200`)}
+	_, after, _ := run(t, session(t, "codex.jsonl"), opts)
+	for _, r := range after.Results {
+		if strings.Contains(r.Text(), "importer") && !strings.Contains(r.Text(), ": 14:54:27 INFO importer: record 200: imported INV-0200") {
+			t.Errorf("--keep-pattern line not kept:\n%s", r.Text())
+		}
+	}
+}
+
+func TestApplyTokenMode(t *testing.T) {
+	ctr := counter(t, tokens.Default)
+	opts := Options{Rules: Rules{Max: 2500, Head: 500, Tail: 500, TokenMode: true, Counter: ctr, KeepMatches: 20}, Totals: true}
+	before, after, rep := run(t, session(t, "claude-code.jsonl"), opts)
+	if rep.Unit != "tokens" || rep.Cut == 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	total := func(tr *transcript.Transcript) int {
+		n := 0
+		for _, r := range tr.Results {
+			n += ctr.Count(r.Text())
+		}
+		return n
+	}
+	if rep.Before != total(before) || rep.After != total(after) {
+		t.Errorf("report %d → %d tokens, the results have %d → %d", rep.Before, rep.After, total(before), total(after))
+	}
+	for i, r := range after.Results {
+		if r.Text() != before.Results[i].Text() && ctr.Count(r.Text()) >= ctr.Count(before.Results[i].Text()) {
+			t.Errorf("%s: not fewer tokens", r.CallID)
+		}
+	}
+}
+
+func TestReportString(t *testing.T) {
+	cases := []struct {
+		r    Report
+		want string
+	}{
+		{Report{Results: 80, Cut: 12, Before: 412330, After: 61020, Unit: "chars"}, "12 of 80 results cut, 412,330 → 61,020 chars (−85%)"},
+		{Report{Results: 3, Before: 100, After: 100, Unit: "chars"}, "0 of 3 results cut, 100 → 100 chars (0%)"},
+		{Report{Unit: "tokens"}, "0 of 0 results cut, 0 → 0 tokens (0%)"},
+	}
+	for _, c := range cases {
+		if got := c.r.String(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+	_, _, rep := run(t, session(t, "claude-code.jsonl"), Options{Rules: DefaultRules(), Totals: true})
+	if !regexp.MustCompile(`^7 of 12 results cut, [0-9,]+ → [0-9,]+ chars \(−[0-9]+%\)$`).MatchString(rep.String()) {
+		t.Errorf("stats: %q", rep.String())
+	}
+}
