@@ -23,6 +23,7 @@ var commands = map[string]Command{
 	"ctx-changelog": Changelog,
 	"ctx-dedupe":    Dedupe,
 	"ctx-summarize": Summarize,
+	"ctx-truncate":  Truncate,
 }
 
 func TestMain(m *testing.M) {
@@ -169,5 +170,48 @@ func TestTeeCorpus(t *testing.T) {
 		if !strings.Contains(stderr.String(), "tool output") {
 			t.Errorf("%s: no report on stderr: %q", path, stderr.String())
 		}
+	}
+}
+
+// TestTruncatePipeline runs ctx-truncate in a shell pipe between two
+// ctx-counts, and into head: the pipe carries the transcript, the stats line
+// goes to stderr, and a closed pipe ends it quietly.
+func TestTruncatePipeline(t *testing.T) {
+	sh, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"ctx-count", "ctx-truncate"} {
+		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session := filepath.Join(testutil.Root(t), "internal", "truncate", "testdata", "sessions", "claude-code.jsonl")
+	run := func(script string) (string, string, error) {
+		cmd := exec.Command(sh, "-c", "set -o pipefail; "+script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "S="+session)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}
+	out, errs, err := run(`ctx-count --tee --top 0 "$S" 2>before.txt | ctx-truncate --stats | ctx-count --before "$S" --top 0`)
+	if err != nil {
+		t.Fatalf("pipeline: %v\n%s", err, errs)
+	}
+	if !strings.HasPrefix(errs, "ctx-truncate: 7 of 12 results cut, ") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("stderr: %q, want the stats line alone", errs)
+	}
+	if !strings.Contains(out, "  saved ") || strings.Contains(out, "  saved        0") {
+		t.Errorf("ctx-count after ctx-truncate saw no saving:\n%s", out)
+	}
+	if _, errs, err := run(`ctx-truncate "$S" | head -c 10 >/dev/null`); err != nil || errs != "" {
+		t.Errorf("ctx-truncate | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
 	}
 }

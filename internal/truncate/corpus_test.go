@@ -80,7 +80,7 @@ func checkCuts(t *testing.T, in, out []byte, opts Options) {
 		if b.Failed() {
 			for _, line := range strings.Split(b.Text(), "\n") {
 				line = strings.TrimSuffix(line, "\r")
-				if line != "" && len(line) <= keptLineMax && candidate(line) && errorPattern.MatchString(line) && !strings.Contains(r.Text(), line) {
+				if line != "" && len(line) <= keptLineMax && isErrorLine(line) && !strings.Contains(r.Text(), line) {
 					t.Errorf("%s: error line lost: %q", b.CallID, line)
 				}
 			}

@@ -34,7 +34,7 @@ const (
 
 // keptLineMax is the most chars a kept line shows; a longer one is shown
 // around its match, with … where it was cut.
-const keptLineMax = 256
+const keptLineMax = 200
 
 // Rules say when and how a text is cut.
 type Rules struct {

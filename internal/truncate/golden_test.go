@@ -41,7 +41,7 @@ func TestGoldenLogs(t *testing.T) {
 			// Every error line of the log is in the cut, in the head or
 			// tail or numbered under the marker.
 			for _, line := range strings.Split(text, "\n") {
-				if line != "" && errorPattern.MatchString(line) && candidate(line) && !strings.Contains(out, line) {
+				if line != "" && isErrorLine(line) && !strings.Contains(out, line) {
 					t.Errorf("error line lost: %q", line)
 				}
 			}

@@ -18,43 +18,65 @@ const (
 	resultLine
 )
 
-// errorPattern finds the lines that carry a failure: compiler and runtime
-// errors, failing tests, panics, exceptions and assertion messages. Every
-// one of them is kept from the output of a failed call.
-var errorPattern = regexp.MustCompile(strings.Join([]string{
-	// error: / Error: / ERROR: / error[E0425]: / error TS2345: / fatal error:
-	`(?:^|[^\w-])(?:error|Error|ERROR)(?:\[[A-Za-z]*\d+\])?(?: [A-Z]+\d+)?:`,
-	// exceptions and errors by class name: ValueError, TypeError: x, java.io.IOException
-	`\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b`,
-	`^Caused by: `,
-	`\bnpm (?:ERR!|error) `,
-	// go test, unittest, pytest, cargo
-	`^\s*--- FAIL\b`, `^FAIL\b`, `\bFAILED\b`, `^ERROR\b`, `^E {2,}\S`,
-	`^\s+[\w./-]+_test\.go:\d+: `,
-	// panics and crashes
-	`^panic: `, `\bpanicked at\b`, `^fatal error: `, `^Fatal error\b`, `\bSegmentation fault\b`,
-	`\bcore dumped\b`, `^Killed\b`, `\bAborted\b`, `\bout of memory\b`,
-	`^Traceback \(most recent call last\):`,
-	// assertions
-	`(?i)\bassertion\b.*\bfailed\b`, `(?i)^\s*(?:expected|received|actual|left|right)(?: value)?\s*:\s`,
-	// ExUnit's numbered failures: "  1) test renders the page (MyApp.PageTest)"
-	`^\s*\d+\) test\b`,
-	`^\s*(?:✕|✗|✘|×) `, `^\s*● `,
-	// compilers and shells: go's file:line:col, make, missing things
-	`^\S+\.go:\d+:\d+: `, `\*\*\* .*\bError \d+`, `\bundefined reference to\b`,
-	`\bcommand not found\b`, `\bNo such file or directory\b`, `\bPermission denied\b`,
-}, "|"))
+// A rule is one pattern of lines that matter. It runs only on lines that
+// hold one of its keys (in any case), found in one pass over the line: a log
+// has many lines and most hold none, and Go's regexp is fast only on small
+// patterns. Keys starting with ^ are looked for at the line's start, after
+// its indentation; keys starting with = match in their own case only. The
+// rules run in order; the first that matches classes the line.
+type rule struct {
+	class class
+	keys  []string
+	re    *regexp.Regexp
+}
 
-// resultPattern finds test summaries, package results and exit codes.
-var resultPattern = regexp.MustCompile(strings.Join([]string{
-	`^ok\s+\S`, `^(?:PASS|OK)\b`,
-	`\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|passing|failing|pending)\b`,
-	`^test result: `, `^Tests?:\s+\d`, `^Test Suites:\s`, `^Snapshots:\s`,
-	`^(?:# |ℹ )(?:tests|suites|pass|fail|cancelled|skipped|todo) \d`,
-	`^Ran \d+ tests? in `, `Tests run: \d+, Failures: \d+`, `\bBUILD (?:SUCCESS(?:FUL)?|FAIL(?:ED|URE))\b`,
-	`^\d+ examples?, \d+ failures?`, `^\d+ tests?, \d+ failures?`,
-	`(?i)\bexit(?:ed)?(?: with)? (?:code|status)\b`, `<returncode>-?\d+</returncode>`,
-}, "|"))
+var rules = []rule{
+	// Errors: compiler and runtime errors, failing tests, panics,
+	// exceptions, assertion messages. Every one of them is kept from the
+	// output of a failed call.
+	// error: / Error: / ERROR: / error[E0425]: / error TS2345: / fatal error:
+	{errorLine, []string{"error"}, regexp.MustCompile(`(?:^|[^\w-])(?:error|Error|ERROR)(?:\[[A-Za-z]*\d+\])?(?: [A-Z]+\d+)?:|^ERROR\b`)},
+	// exceptions and errors by class name: ValueError, TypeError: x, java.io.IOException
+	{errorLine, []string{"error", "exception"}, regexp.MustCompile(`\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b`)},
+	{errorLine, []string{"^caused by: "}, regexp.MustCompile(`^Caused by: `)},
+	{errorLine, []string{"npm "}, regexp.MustCompile(`\bnpm (?:ERR!|error) `)},
+	// go test, unittest, pytest, cargo
+	{errorLine, []string{"=FAIL"}, regexp.MustCompile(`^\s*--- FAIL\b|^FAIL\b|\bFAILED\b`)},
+	{errorLine, []string{"^e "}, regexp.MustCompile(`^E {2,}\S`)},
+	{errorLine, []string{".go:"}, regexp.MustCompile(`^\s+[\w./-]+_test\.go:\d+: |^\S+\.go:\d+:\d+: `)},
+	// panics and crashes
+	{errorLine, []string{"panic"}, regexp.MustCompile(`^panic: |\bpanicked at\b`)},
+	{errorLine, []string{"^fatal error"}, regexp.MustCompile(`^[Ff]atal error\b`)},
+	{errorLine, []string{"segmentation fault", "core dumped", "^killed", "abort", "out of memory"},
+		regexp.MustCompile(`\bSegmentation fault\b|\bcore dumped\b|^Killed\b|\bAborted\b|\bout of memory\b`)},
+	{errorLine, []string{"^traceback"}, regexp.MustCompile(`^Traceback \(most recent call last\):`)},
+	// assertions
+	{errorLine, []string{"assert"}, regexp.MustCompile(`(?i)\bassertion\b.*\bfailed\b`)},
+	{errorLine, []string{"^expect", "^receiv", "^actual", "^left", "^right"},
+		regexp.MustCompile(`(?i)^\s*(?:expected|received|actual|left|right)(?: value)?\s*:\s`)},
+	// ExUnit's numbered failures: "  1) test renders the page (MyApp.PageTest)"
+	{errorLine, []string{") test"}, regexp.MustCompile(`^\s*\d+\) test\b`)},
+	// jest and others: ✕ failing test, ● failure heading
+	{errorLine, []string{"^✕", "^✗", "^✘", "^×", "^●"}, regexp.MustCompile(`^\s*(?:✕|✗|✘|×|●) `)},
+	// make, linkers, shells
+	{errorLine, []string{"***"}, regexp.MustCompile(`\*\*\* .*\bError \d+`)},
+	{errorLine, []string{"undefined reference", "command not found", "no such file", "permission denied"},
+		regexp.MustCompile(`\bundefined reference to\b|\bcommand not found\b|\bNo such file or directory\b|\bPermission denied\b`)},
+
+	// Results: test summaries, package results, exit codes.
+	{resultLine, []string{"^ok", "^pass"}, regexp.MustCompile(`^ok\s+\S|^(?:PASS|OK)\b`)},
+	{resultLine, []string{"=passed", "=failed", "=error", "=skipped", "=xfailed", "=xpassed", "=deselected", "=warning", "=passing", "=failing", "=pending"},
+		regexp.MustCompile(`\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|passing|failing|pending)\b`)},
+	{resultLine, []string{"^test result: ", "^test: ", "^tests: ", "^test suites:", "^snapshots:"},
+		regexp.MustCompile(`^test result: |^Tests?:\s+\d|^Test Suites:\s|^Snapshots:\s`)},
+	{resultLine, []string{"^# ", "^ℹ "}, regexp.MustCompile(`^(?:# |ℹ )(?:tests|suites|pass|fail|cancelled|skipped|todo) \d`)},
+	{resultLine, []string{"^ran "}, regexp.MustCompile(`^Ran \d+ tests? in `)},
+	{resultLine, []string{"tests run: "}, regexp.MustCompile(`Tests run: \d+, Failures: \d+`)},
+	{resultLine, []string{"build "}, regexp.MustCompile(`\bBUILD (?:SUCCESS(?:FUL)?|FAIL(?:ED|URE))\b`)},
+	{resultLine, []string{"example", "tests, ", "test, "}, regexp.MustCompile(`^\d+ examples?, \d+ failures?|^\d+ tests?, \d+ failures?`)},
+	{resultLine, []string{"exit"}, regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)? (?:code|status)\b`)},
+	{resultLine, []string{"returncode"}, regexp.MustCompile(`<returncode>-?\d+</returncode>`)},
+}
 
 var (
 	tracebackStart = regexp.MustCompile(`^Traceback \(most recent call last\):`)
@@ -63,60 +85,121 @@ var (
 	rustLocation   = regexp.MustCompile(`^\s*--> \S`)
 )
 
-// keywords are what a line must hold (in any case) before the patterns run
-// on it: the patterns are many, and most lines of a log hold none of these.
-// Each is looked for where its first letter is.
-var keywords = map[byte][]string{
-	'a': {"assert", "abort", "actual"},
-	'b': {"build"},
-	'c': {"caused", "core dumped"},
-	'd': {"denied", "deselected"},
-	'e': {"err", "exit", "exception", "expect", "example"},
-	'f': {"fail", "fatal"},
-	'k': {"killed"},
-	'l': {"left"},
-	'n': {"not found", "no such", "npm "},
-	'o': {"out of memory"},
-	'p': {"panic", "pass", "pending"},
-	'r': {"ran ", "receive", "returncode", "right"},
-	's': {"segmentation", "skipped", "snapshots"},
-	't': {"test r", "tests", "test s", "traceback"},
-	'u': {"undefined"},
-	'w': {"warning"},
-	'.': {".go:"},
-	'*': {"***"},
+// key is a keyword and the rules (a bit each) that it runs.
+type key struct {
+	text  string // lower case, unless exact
+	exact bool   // match in this case only
+	rules uint64
 }
 
-// candidate reports whether a line may match the patterns.
-func candidate(line string) bool {
-	if len(line) >= 2 {
-		switch {
-		case (line[0] == 'E' && line[1] == ' ') || (line[0]|0x20 == 'o' && line[1]|0x20 == 'k') || (line[0] == '#' && line[1] == ' '):
-			return true
+func (k key) at(s string) bool {
+	if k.exact {
+		return strings.HasPrefix(s, k.text)
+	}
+	return hasPrefixFold(s, k.text)
+}
+
+// keysAt lists the keys by their first byte (lower case): those looked for
+// anywhere, and those looked for at the line's start.
+var keysAt, startKeysAt = func() (anywhere, start [256][]key) {
+	if len(rules) > 64 {
+		panic("truncate: more than 64 rules")
+	}
+	for i, r := range rules {
+		for _, k := range r.keys {
+			table := &anywhere
+			if strings.HasPrefix(k, "^") {
+				k, table = k[1:], &start
+			}
+			exact := strings.HasPrefix(k, "=")
+			if exact {
+				k = k[1:]
+			}
+			list := &table[lower(k[0])]
+			found := false
+			for j := range *list {
+				if (*list)[j].text == k && (*list)[j].exact == exact {
+					(*list)[j].rules |= 1 << i
+					found = true
+				}
+			}
+			if !found {
+				*list = append(*list, key{text: k, exact: exact, rules: 1 << i})
+			}
 		}
 	}
-	if t := strings.TrimLeft(line, " \t"); t != "" && '0' <= t[0] && t[0] <= '9' && strings.Contains(t[:min(len(t), 12)], ") test") {
-		return true
+	return anywhere, start
+}()
+
+// candidates returns the rules that a line's keywords call for.
+func candidates(line string) uint64 {
+	var mask uint64
+	if t := strings.TrimLeft(line, " \t"); t != "" {
+		for _, k := range startKeysAt[lower(t[0])] {
+			if k.at(t) {
+				mask |= k.rules
+			}
+		}
 	}
+	prev := byte(' ')
 	for i := 0; i < len(line); i++ {
 		c := line[i]
-		if c >= utf8.RuneSelf {
-			// ✕ ✗ ✘ ● ℹ (E2 …) and × (C3 97).
-			if c == 0xE2 || c == 0xC3 {
-				return true
-			}
+		// Keys start words: after a non-letter, or a capital after a
+		// small letter (TypeError).
+		if !keyStart[c] || isLetter(c) && isLetter(prev) && !('A' <= c && c <= 'Z' && 'a' <= prev && prev <= 'z') {
+			prev = c
 			continue
 		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		for _, kw := range keywords[c] {
-			if hasPrefixFold(line[i:], kw) {
-				return true
+		prev = c
+		for _, k := range keysAt[lower(c)] {
+			if k.at(line[i:]) {
+				mask |= k.rules
 			}
 		}
 	}
-	return false
+	return mask
+}
+
+// keyStart marks the bytes, in either case, that start a key.
+var keyStart = func() (t [256]bool) {
+	for c := range keysAt {
+		if len(keysAt[c]) > 0 {
+			t[c] = true
+			if 'a' <= c && c <= 'z' {
+				t[c-'a'+'A'] = true
+			}
+		}
+	}
+	return t
+}()
+
+// candidate reports whether a line may match a rule.
+func candidate(line string) bool { return candidates(line) != 0 }
+
+// matchRules runs the rules a line calls for; the first that matches
+// classes it.
+func matchRules(line string) match {
+	mask := candidates(line)
+	for i := 0; mask != 0; i++ {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		mask &^= 1 << i
+		if loc := rules[i].re.FindStringIndex(line); loc != nil {
+			return match{line: line, pos: loc[0], class: rules[i].class}
+		}
+	}
+	return match{}
+}
+
+// isErrorLine reports whether a line matches an error rule.
+func isErrorLine(line string) bool { return matchRules(line).class == errorLine }
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // hasPrefixFold reports whether s starts with kw (lower case) in any case.
@@ -125,11 +208,7 @@ func hasPrefixFold(s, kw string) bool {
 		return false
 	}
 	for j := 0; j < len(kw); j++ {
-		c := s[j]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != kw[j] {
+		if lower(s[j]) != kw[j] {
 			return false
 		}
 	}
@@ -273,16 +352,7 @@ func (r Rules) classify(line string) match {
 			return match{line: line, pos: loc[0], class: userLine}
 		}
 	}
-	if !candidate(line) {
-		return match{}
-	}
-	if loc := errorPattern.FindStringIndex(line); loc != nil {
-		return match{line: line, pos: loc[0], class: errorLine}
-	}
-	if loc := resultPattern.FindStringIndex(line); loc != nil {
-		return match{line: line, pos: loc[0], class: resultLine}
-	}
-	return match{}
+	return matchRules(line)
 }
 
 // spread returns ms when it has at most room lines, else its first and last

@@ -82,7 +82,8 @@ func TestSplitPointsAddUp(t *testing.T) {
 // apostrophes, digits, marks, CR.
 func TestSplitPointsAddUpOnOddText(t *testing.T) {
 	parts := []string{"\n", "\n\n", "\r\n", " ", "\t", "\u00a0", "\u3000", "\u2028", "/", "//", "'s", "'", "a", "Z", "é",
-		"\u0301", "1", "123456", "日本", "{", "}\n", "-->", "*/", "$", "  ", "x/y", ".", "🙂", "\v", "\f"}
+		"\u0301", "1", "123456", "日本", "{", "}\n", "-->", "*/", "$", "  ", "x/y", ".", "🙂", "\v", "\f",
+		"✓", "—", "\u0085", "\u2029", "\u1680", "\ufeff", "    ", "\t\t", "--- PASS", "\\"}
 	rng := rand.New(rand.NewSource(1))
 	for _, enc := range []string{"o200k_base", "cl100k_base"} {
 		c := counter(t, enc)

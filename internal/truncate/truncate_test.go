@@ -139,7 +139,7 @@ func TestApplyFailedKeepsErrors(t *testing.T) {
 			continue
 		}
 		for _, line := range strings.Split(b.Text(), "\n") {
-			if line != "" && candidate(line) && errorPattern.MatchString(line) && !strings.Contains(r.Text(), line) {
+			if line != "" && isErrorLine(line) && !strings.Contains(r.Text(), line) {
 				t.Errorf("%s: error line lost with --keep-matches 0: %q", r.CallID, line)
 			}
 		}

@@ -1,0 +1,106 @@
+package truncate
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// benchInputs is $CTX_BENCH_FILE (make one with scripts/bigtranscript),
+// else every corpus file.
+func benchInputs(b *testing.B) [][]byte {
+	var files []string
+	if f := os.Getenv("CTX_BENCH_FILE"); f != "" {
+		files = []string{f}
+	} else {
+		files = testutil.CorpusFiles(b)
+	}
+	var inputs [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, data)
+	}
+	return inputs
+}
+
+// BenchmarkFilter is ctx-truncate without flags, as the command runs it:
+// parse, cut, write the bytes out.
+func BenchmarkFilter(b *testing.B) {
+	inputs := benchInputs(b)
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Rules: DefaultRules()}
+	opts.Rules.Counter = ctr
+	size := 0
+	for _, in := range inputs {
+		size += len(in)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, in := range inputs {
+			t, err := transcript.Parse(in, transcript.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Apply(t, opts); err != nil {
+				b.Fatal(err)
+			}
+			_ = t.Bytes()
+		}
+	}
+}
+
+// BenchmarkCut cuts the logs of testdata/logs.
+func BenchmarkCut(b *testing.B) {
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	size := 0
+	for _, l := range logRuns {
+		s := readLog(b, l.file)
+		texts = append(texts, s)
+		size += len(s)
+	}
+	r := DefaultRules()
+	r.Counter, r.Failed = ctr, true
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, s := range texts {
+			Cut(s, r)
+		}
+	}
+}
+
+// BenchmarkLines classifies every line of the logs, as keep does for a cut
+// middle.
+func BenchmarkLines(b *testing.B) {
+	var lines []string
+	size := 0
+	for _, l := range logRuns {
+		s := readLog(b, l.file)
+		size += len(s)
+		lines = append(lines, strings.Split(s, "\n")...)
+	}
+	r := DefaultRules()
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, line := range lines {
+			r.classify(line)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package truncate
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/tokens"
+)
+
+const maxFuzzLen = 3000
+
+func fuzzSeeds(f *testing.F) []string {
+	seeds := []string{
+		"",
+		"a\nb\n",
+		strings.Repeat("x", 300),
+		strings.Repeat("日本語\n", 80),
+		strings.Repeat("line\r\n", 90) + "FAIL: x\r\n" + strings.Repeat("line\r\n", 90),
+		"[ctx-truncate] 500 chars, 1 line; 440 chars cut here, inside line 1; kept the first 30 and last 30 chars.\n" + strings.Repeat("y", 300),
+		strings.Repeat("    at x (y.js:1:2)\n", 40) + "Error: boom\n" + strings.Repeat("// c\n", 40),
+		"Traceback (most recent call last):\n" + strings.Repeat("  File \"a.py\", line 1, in f\n    g()\n", 30) + "ValueError: x\n",
+		strings.Repeat("🙂", 200) + "\n" + strings.Repeat("é\u0301", 200),
+		strings.Repeat("=", 900),
+	}
+	logs, _ := filepath.Glob(filepath.Join("testdata", "logs", "*.log"))
+	for _, l := range logs {
+		s := readLog(f, filepath.Base(l))
+		seeds = append(seeds, s[:runePrefix(s, 1500)])
+	}
+	return seeds
+}
+
+// FuzzCut checks the cutting function: valid UTF-8 in, valid UTF-8 out;
+// never longer, never more tokens (fewer in token mode); a text that is not
+// cut comes back as it was; the head is the text's own start; and Cut of
+// its output changes nothing.
+func FuzzCut(f *testing.F) {
+	for i, s := range fuzzSeeds(f) {
+		f.Add(s, uint16(200), uint16(40), uint16(40), uint8(5), i%2 == 0, i%3 == 0)
+	}
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string, max, head, tail uint16, keep uint8, failed, tokenMode bool) {
+		if len(text) > maxFuzzLen {
+			t.Skip() // tiktoken-go's merging is quadratic in a piece's length
+		}
+		if !utf8.ValidString(text) {
+			text = strings.ToValidUTF8(text, "\uFFFD")
+		}
+		r := Rules{Max: int(max % 4000), Head: int(head % 1000), Tail: int(tail % 1000), KeepMatches: int(keep % 30),
+			Failed: failed, TokenMode: tokenMode, Counter: ctr}
+		if tokenMode {
+			r.Max, r.Head, r.Tail = r.Max/4, r.Head/4, r.Tail/4
+		}
+		out, ok := Cut(text, r)
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out: %q", out)
+		}
+		if !ok {
+			if out != text {
+				t.Fatalf("not cut, but changed")
+			}
+			return
+		}
+		if n, m := utf8.RuneCountInString(text), utf8.RuneCountInString(out); m >= n {
+			t.Fatalf("not shorter: %d chars → %d", n, m)
+		}
+		if n, m := ctr.Count(text), ctr.Count(out); m > n || tokenMode && m == n {
+			t.Fatalf("more tokens: %d → %d", n, m)
+		}
+		if !IsCut(out) {
+			t.Fatalf("the cut is not recognised:\n%s", out)
+		}
+		i := strings.Index(out, MarkerPrefix)
+		if !strings.HasPrefix(text, strings.TrimSuffix(out[:i], "\n")) {
+			t.Fatalf("the head is not the text's start")
+		}
+		if again, ok := Cut(out, r); ok || again != out {
+			t.Fatalf("a second cut changed it:\n%s\n----\n%s", out, again)
+		}
+	})
+}
+
+// FuzzSplitPointsAddUp checks the rule under the token checks: a text
+// split at its safe points has as many tokens as its pieces.
+func FuzzSplitPointsAddUp(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > maxFuzzLen {
+			t.Skip()
+		}
+		if !utf8.ValidString(text) {
+			text = strings.ToValidUTF8(text, "\uFFFD")
+		}
+		splitsAddUp(t, ctr, text)
+	})
+}
