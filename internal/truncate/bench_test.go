@@ -1,7 +1,6 @@
 package truncate
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -10,43 +9,17 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// benchInputs is $CTX_BENCH_FILE (make one with scripts/bigtranscript),
-// else every corpus file.
-func benchInputs(b *testing.B) [][]byte {
-	var files []string
-	if f := os.Getenv("CTX_BENCH_FILE"); f != "" {
-		files = []string{f}
-	} else {
-		files = testutil.CorpusFiles(b)
-	}
-	var inputs [][]byte
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inputs = append(inputs, data)
-	}
-	return inputs
-}
-
 // BenchmarkFilter is ctx-truncate without flags, as the command runs it:
 // parse, cut, write the bytes out.
 func BenchmarkFilter(b *testing.B) {
-	inputs := benchInputs(b)
 	ctr, err := tokens.New(tokens.Default)
 	if err != nil {
 		b.Fatal(err)
 	}
 	opts := Options{Rules: DefaultRules()}
 	opts.Rules.Counter = ctr
-	size := 0
-	for _, in := range inputs {
-		size += len(in)
-	}
-	b.SetBytes(int64(size))
 	b.ReportAllocs()
-	b.ResetTimer()
+	inputs := testutil.BenchInputs(b)
 	for i := 0; i < b.N; i++ {
 		for _, in := range inputs {
 			t, err := transcript.Parse(in, transcript.Options{})
