@@ -41,7 +41,8 @@ type Rules struct {
 	// Max, Head and Tail are chars (runes), or tokens when TokenMode is set:
 	// a text longer than Max keeps its first Head and last Tail.
 	Max, Head, Tail int
-	// TokenMode counts Max, Head and Tail in tokens with Counter.
+	// TokenMode counts Max, Head and Tail in tokens with Counter (which it
+	// needs: without one, nothing is cut).
 	TokenMode bool
 	// Counter counts tokens: the sizes in token mode, and in every mode the
 	// check that a cut never has more tokens than the text. Nil (char mode
@@ -73,7 +74,7 @@ func DefaultRules() Rules {
 // valid UTF-8. Cut is deterministic, and Cut of its own output changes
 // nothing.
 func Cut(text string, r Rules) (string, bool) {
-	if !r.over(text) || IsCut(text) {
+	if r.TokenMode && r.Counter == nil || !r.over(text) || IsCut(text) {
 		return text, false
 	}
 	c := r.plan(text)
@@ -98,7 +99,7 @@ func (r Rules) over(text string) bool {
 		return false // a char and a token are at least a byte each
 	}
 	if r.TokenMode {
-		return atLeast(r.Counter, text, r.Max+1)
+		return additive(r.Counter) && minTokens(text) > r.Max || atLeast(r.Counter, text, r.Max+1)
 	}
 	return utf8.RuneCountInString(text) > r.Max
 }

@@ -173,9 +173,6 @@ var keyStart = func() (t [256]bool) {
 	return t
 }()
 
-// candidate reports whether a line may match a rule.
-func candidate(line string) bool { return candidates(line) != 0 }
-
 // matchRules runs the rules a line calls for; the first that matches
 // classes it.
 func matchRules(line string) match {
