@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"path/filepath"
 
@@ -29,8 +30,7 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 	if err != nil {
 		return err
 	}
-	outs := make([][]byte, len(inputs))
-	changed := make([]bool, len(inputs))
+	ts := make([]*transcript.Transcript, len(inputs))
 	stats := make([]string, len(inputs))
 	for i, in := range inputs {
 		t, err := e.Load(in)
@@ -40,20 +40,36 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 		if stats[i], err = apply(t); err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}
-		outs[i], changed[i] = in.Data, t.Changed()
-		if changed[i] {
-			outs[i] = t.Bytes()
-		}
+		ts[i] = t
 	}
 	for i, in := range inputs {
+		t := ts[i]
+		ts[i] = nil
+		out := in.Data
+		switch {
+		case !t.Changed():
+		case dest == ToStdout:
+			// Straight from the input and the edits, without a copy of
+			// the whole output in memory.
+			w := bufio.NewWriterSize(e.Stdout, 1<<20)
+			if _, err := t.WriteTo(w); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			continue
+		default:
+			out = t.Bytes()
+		}
 		switch dest {
 		case ToStdout:
-			if _, err := e.Stdout.Write(outs[i]); err != nil {
+			if _, err := e.Stdout.Write(out); err != nil {
 				return err
 			}
 		case InPlace:
-			if changed[i] {
-				if err := WriteFile(in.Name, outs[i]); err != nil {
+			if t.Changed() {
+				if err := WriteFile(in.Name, out); err != nil {
 					return Failf("%v", err)
 				}
 			}
@@ -62,7 +78,7 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 			if in.Name == "-" {
 				name = "stdin"
 			}
-			if err := WriteFile(filepath.Join(dir, name), outs[i]); err != nil {
+			if err := WriteFile(filepath.Join(dir, name), out); err != nil {
 				return Failf("%v", err)
 			}
 		}

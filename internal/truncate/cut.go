@@ -74,17 +74,21 @@ func DefaultRules() Rules {
 // valid UTF-8. Cut is deterministic, and Cut of its own output changes
 // nothing.
 func Cut(text string, r Rules) (string, bool) {
-	if r.TokenMode && r.Counter == nil || !r.over(text) || IsCut(text) {
+	if r.TokenMode && r.Counter == nil || len(text) <= r.Max {
+		return text, false // a char and a token are at least a byte each
+	}
+	total := runeCount(text)
+	if !r.over(text, total) || IsCut(text) {
 		return text, false
 	}
-	c := r.plan(text)
+	c := r.plan(text, total)
 	if c.h >= c.t {
 		return text, false
 	}
 	head, mid, tail := text[:c.h], text[c.h:c.t], text[c.t:]
 	kept := r.keep(text, c.h, c.t)
 	x := c.insert(text, kept)
-	if c.headRunes+utf8.RuneCountInString(x)+c.tailRunes >= c.total {
+	if c.headRunes+runeCount(x)+c.tailRunes >= c.total {
 		return text, false
 	}
 	if r.Counter != nil && !fewerTokens(r.Counter, text, head, mid, x, tail, r.TokenMode) {
@@ -93,15 +97,38 @@ func Cut(text string, r Rules) (string, bool) {
 	return head + x + tail, true
 }
 
-// over reports whether text is longer than Max.
-func (r Rules) over(text string) bool {
-	if len(text) <= r.Max {
-		return false // a char and a token are at least a byte each
-	}
+// over reports whether text, of total chars, is longer than Max.
+func (r Rules) over(text string, total int) bool {
 	if r.TokenMode {
-		return additive(r.Counter) && minTokens(text) > r.Max || atLeast(r.Counter, text, r.Max+1)
+		return additive(r.Counter) && minTokens(text, r.Max+1) > r.Max || atLeast(r.Counter, text, r.Max+1)
 	}
-	return utf8.RuneCountInString(text) > r.Max
+	return total > r.Max
+}
+
+// runeCount is utf8.RuneCountInString, eight bytes at a time where they
+// are ASCII.
+func runeCount(s string) int {
+	n, i := 0, 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 == 0 {
+			n += 8
+			continue
+		}
+		// Count the bytes that start a character (not 10xxxxxx).
+		for j := i; j < i+8; j++ {
+			if s[j]&0xC0 != 0x80 {
+				n++
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 // cut is where a text is cut: it keeps text[:h] and text[t:].
@@ -111,16 +138,16 @@ type cut struct {
 }
 
 // plan chooses the head and tail.
-func (r Rules) plan(text string) cut {
-	c := cut{total: utf8.RuneCountInString(text)}
+func (r Rules) plan(text string, total int) cut {
+	c := cut{total: total}
 	size := func(s string) int { return utf8.RuneCountInString(s) }
 	if r.TokenMode {
 		size = r.Counter.Count
 	}
 	c.h = headEnd(text, r.Head, size, r.TokenMode)
 	c.t = tailStart(text, c.h, r.Tail, size, r.TokenMode)
-	c.headRunes = utf8.RuneCountInString(text[:c.h])
-	c.tailRunes = utf8.RuneCountInString(text[c.t:])
+	c.headRunes = runeCount(text[:c.h])
+	c.tailRunes = runeCount(text[c.t:])
 	return c
 }
 
@@ -388,7 +415,7 @@ func IsCut(text string) bool {
 			continue
 		}
 		total, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-		if err == nil && total > utf8.RuneCountInString(text) {
+		if err == nil && total > runeCount(text) {
 			return true
 		}
 	}

@@ -339,3 +339,13 @@ func TestCutIsIdempotent(t *testing.T) {
 		}
 	}
 }
+
+func TestRuneCount(t *testing.T) {
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefghé", "éééééééééé", "日本語のテキスト and ascii 🙂 mixed\n", strings.Repeat("x🙂", 33), "\xff\xfe invalid"} {
+		for i := 0; i <= len(s); i++ {
+			if got, want := runeCount(s[i:]), utf8.RuneCountInString(s[i:]); got != want && utf8.ValidString(s[i:]) {
+				t.Errorf("runeCount(%q) = %d, want %d", s[i:], got, want)
+			}
+		}
+	}
+}

@@ -141,16 +141,17 @@ func candidates(line string) uint64 {
 			}
 		}
 	}
-	prev := byte(' ')
+	prevLetter, prevSmall := false, false
 	for i := 0; i < len(line); i++ {
 		c := line[i]
+		f := byteClass[c]
 		// Keys start words: after a non-letter, or a capital after a
 		// small letter (TypeError).
-		if !keyStart[c] || isLetter(c) && isLetter(prev) && !('A' <= c && c <= 'Z' && 'a' <= prev && prev <= 'z') {
-			prev = c
+		start := f&keyFirst != 0 && (f&isLetterByte == 0 || !prevLetter || f&isCapital != 0 && prevSmall)
+		prevLetter, prevSmall = f&isLetterByte != 0, f&isSmall != 0
+		if !start || i+1 < len(line) && !keyPairs.has(lower(c), lower(line[i+1])) {
 			continue
 		}
-		prev = c
 		for _, k := range keysAt[lower(c)] {
 			if k.at(line[i:]) {
 				mask |= k.rules
@@ -160,18 +161,50 @@ func candidates(line string) uint64 {
 	return mask
 }
 
-// keyStart marks the bytes, in either case, that start a key.
-var keyStart = func() (t [256]bool) {
+// pairs is a set of two-byte prefixes (lower case).
+type pairs [1 << 16 / 64]uint64
+
+func (p *pairs) add(a, b byte) { p[(int(a)<<8|int(b))/64] |= 1 << ((int(a)<<8 | int(b)) % 64) }
+func (p *pairs) has(a, b byte) bool {
+	return p[(int(a)<<8|int(b))/64]&(1<<((int(a)<<8|int(b))%64)) != 0
+}
+
+// keyPairs holds the first two bytes of every key looked for anywhere: most
+// word starts are not one, and are passed over without trying the keys.
+var keyPairs = func() (p pairs) {
+	for c := range keysAt {
+		for _, k := range keysAt[c] {
+			if len(k.text) >= 2 {
+				p.add(lower(k.text[0]), lower(k.text[1]))
+			}
+		}
+	}
+	return p
+}()
+
+// byteClass says what a byte is, for the scan of candidates.
+var byteClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= isLetterByte | isSmall
+		t[c-'a'+'A'] |= isLetterByte | isCapital
+	}
 	for c := range keysAt {
 		if len(keysAt[c]) > 0 {
-			t[c] = true
+			t[c] |= keyFirst
 			if 'a' <= c && c <= 'z' {
-				t[c-'a'+'A'] = true
+				t[c-'a'+'A'] |= keyFirst
 			}
 		}
 	}
 	return t
 }()
+
+const (
+	isLetterByte = 1 << iota // an ASCII letter
+	isSmall                  // a small ASCII letter
+	isCapital                // a capital ASCII letter
+	keyFirst                 // the first byte of a key, in either case
+)
 
 // matchRules runs the rules a line calls for; the first that matches
 // classes it.

@@ -136,7 +136,7 @@ func fewerTokens(c tokens.Counter, text, head, mid, x, tail string, strict bool)
 	if strict {
 		need++
 	}
-	if minTokens(mid) >= need {
+	if minTokens(mid, need) >= need {
 		return true
 	}
 	cut := c.Count(head[p:] + x + tail[:q])
@@ -156,9 +156,11 @@ func fewerTokens(c tokens.Counter, text, head, mid, x, tail string, strict bool)
 // are a piece). Runs
 // that touch either end of s, that follow an apostrophe, or digits next to
 // non-ASCII bytes (which may be digits) are not counted.
-func minTokens(s string) int {
+//
+// It stops counting once it reaches enough.
+func minTokens(s string, enough int) int {
 	n := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && n < enough; {
 		c := s[i]
 		switch {
 		case isLetter(c) || c >= utf8.RuneSelf:

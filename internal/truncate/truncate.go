@@ -1,7 +1,10 @@
 package truncate
 
 import (
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -77,40 +80,93 @@ func Apply(t *transcript.Transcript, opts Options) (Report, error) {
 		}
 	}
 	refs := marker.Referenced(t)
+	var todo []*transcript.Result
 	for _, r := range t.Results {
-		eligible := inScope(r, opts.All, names) && !refs[r.CallID] && !r.HasPrefix("[ctx-")
-		var text string
-		if eligible || opts.Totals {
-			text = r.Text()
+		if inScope(r, opts.All, names) && !refs[r.CallID] && !r.HasPrefix("[ctx-") {
+			todo = append(todo, r)
 		}
-		if opts.Totals {
-			n := size(text)
-			rep.Before += n
-			rep.After += n
+	}
+	cuts := cutAll(todo, opts)
+	if opts.Totals {
+		for _, r := range t.Results {
+			rep.Before += size(r.Text())
 		}
-		if !eligible || text == "" {
-			continue
-		}
-		rules := opts.Rules
-		rules.Failed = r.Failed()
-		if out, ok := Cut(text, rules); ok {
-			t.SetText(r, out)
-			rep.Cut++
+		rep.After = rep.Before
+	}
+	for i, r := range todo {
+		c := cuts[i]
+		if c.text != "" {
 			if opts.Totals {
-				rep.After += size(out) - size(text)
+				rep.After += size(c.text) - size(r.Text())
 			}
+			t.SetText(r, c.text)
+			rep.Cut++
 		}
-		if opts.KeepMirrors {
-			continue
-		}
-		for i, m := range r.Mirrors() {
-			if out, ok := Cut(m.Text, rules); ok {
-				t.SetMirror(r, i, out)
+		for j, m := range c.mirrors {
+			if m != "" {
+				t.SetMirror(r, j, m)
 				rep.Mirrors++
 			}
 		}
 	}
 	return rep, nil
+}
+
+// cutResult is what Cut made of a result and its mirrors ("" where it
+// left them).
+type cutResult struct {
+	text    string
+	mirrors []string
+}
+
+// cutAll cuts the results on every core: Cut is pure, and each result's
+// text is its own. The transcript is changed afterwards, in order.
+func cutAll(rs []*transcript.Result, opts Options) []cutResult {
+	out := make([]cutResult, len(rs))
+	work := func(i int) {
+		r := rs[i]
+		text := r.Text()
+		if text == "" {
+			return
+		}
+		rules := opts.Rules
+		rules.Failed = r.Failed()
+		if cut, ok := Cut(text, rules); ok {
+			out[i].text = cut
+		}
+		if opts.KeepMirrors {
+			return
+		}
+		ms := r.Mirrors()
+		for j, m := range ms {
+			if cut, ok := Cut(m.Text, rules); ok {
+				if out[i].mirrors == nil {
+					out[i].mirrors = make([]string, len(ms))
+				}
+				out[i].mirrors[j] = cut
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(rs)/16+1)
+	if workers <= 1 {
+		for i := range rs {
+			work(i)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(rs); i = int(next.Add(1) - 1) {
+				work(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // inScope reports whether a result is one the options cut: by default the
