@@ -13,7 +13,7 @@ import (
 // became of them, and the transcript's tokens before and after, counted as
 // ctx-count counts them.
 //
-//	42 reads of 9 files; 23 pointers, 4 diffs, 0 repeated calls; 61,020 → 48,400 tokens (-20.7%)
+//	42 reads of 9 files; 23 pointers, 4 diffs, 0 repeated calls; 61,020 → 48,400 tokens (−21%)
 func (r Report) Summary(t *transcript.Transcript, ctr tokens.Counter) string {
 	after := count.Count(t, ctr, 0).Tokens
 	var olds, news []string
@@ -28,14 +28,10 @@ func (r Report) Summary(t *transcript.Transcript, ctr tokens.Counter) string {
 	for _, n := range tokens.CountAll(ctr, news) {
 		before -= n
 	}
-	change := "0.0%"
-	if before > 0 {
-		change = textfmt.Percent(float64(after-before) / float64(before))
-	}
-	return fmt.Sprintf("%s of %s; %s, %s, %s; %s → %s tokens (%s)",
+	return fmt.Sprintf("%s of %s; %s, %s, %s; %s",
 		plural(r.Reads, "read"), plural(r.Files, "file"),
 		plural(r.Count(Pointer), "pointer"), plural(r.Count(Diff), "diff"), plural(r.Count(Repeat), "repeated call"),
-		textfmt.Int(before), textfmt.Int(after), change)
+		textfmt.Change(before, after, "tokens"))
 }
 
 // plural is "1 file", "2 files".

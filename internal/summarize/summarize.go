@@ -174,12 +174,8 @@ func (r Report) String() string {
 	if r.Unchanged != "" {
 		return "unchanged: " + r.Unchanged
 	}
-	s := fmt.Sprintf("summarized %s of %s tool results: %s → %s tokens of tool output",
-		textfmt.Int(r.Summarized), textfmt.Int(r.Results), textfmt.Int(r.TokensBefore), textfmt.Int(r.TokensAfter))
-	if r.TokensBefore > 0 {
-		s += fmt.Sprintf(" (-%s, %s)", textfmt.Int(r.Saved()), textfmt.Percent(float64(r.Saved())/float64(r.TokensBefore)))
-	}
-	return s
+	return "summarized " + textfmt.Int(r.Summarized) + " of " + textfmt.Int(r.Results) + " tool results: " +
+		textfmt.Change(r.TokensBefore, r.TokensAfter, "tokens of tool output")
 }
 
 // plan is a summary that will replace a result.

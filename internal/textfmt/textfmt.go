@@ -81,3 +81,25 @@ func (t *Table) Write(w io.Writer) error {
 	}
 	return nil
 }
+
+// Change describes a size going from before to after, as every --stats line
+// says it: "412,330 → 61,020 chars (−85%)". Changes under 10% keep a
+// decimal ("−4.2%"); the minus sign is U+2212.
+func Change(before, after int, unit string) string {
+	return Int(before) + " → " + Int(after) + " " + unit + " (" + percentChange(before, after) + ")"
+}
+
+func percentChange(before, after int) string {
+	if before == 0 || before == after {
+		return "0%"
+	}
+	pct := 100 * float64(after-before) / float64(before)
+	sign := "+"
+	if pct < 0 {
+		sign, pct = "−", -pct
+	}
+	if pct < 9.95 {
+		return sign + strconv.FormatFloat(pct, 'f', 1, 64) + "%"
+	}
+	return sign + strconv.FormatFloat(pct, 'f', 0, 64) + "%"
+}

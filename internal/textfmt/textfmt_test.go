@@ -34,3 +34,23 @@ func TestTable(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+func TestChange(t *testing.T) {
+	cases := []struct {
+		before, after int
+		want          string
+	}{
+		{412330, 61020, "412,330 → 61,020 chars (−85%)"},
+		{22981, 18151, "22,981 → 18,151 chars (−21%)"},
+		{10856, 9881, "10,856 → 9,881 chars (−9.0%)"},
+		{1000, 999, "1,000 → 999 chars (−0.1%)"},
+		{100, 100, "100 → 100 chars (0%)"},
+		{0, 0, "0 → 0 chars (0%)"},
+		{100, 150, "100 → 150 chars (+50%)"},
+	}
+	for _, c := range cases {
+		if got := Change(c.before, c.after, "chars"); got != c.want {
+			t.Errorf("Change(%d, %d) = %q, want %q", c.before, c.after, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// pipeline is design.md's pipeline, with ctx-summarize's protection lowered
+// so that it acts on small transcripts too.
+var pipeline = []struct {
+	cmd  Command
+	args []string
+}{
+	{Dedupe, []string{"--all-tools"}},
+	{Truncate, []string{"--max-chars", "2000", "--head", "600", "--tail", "600"}},
+	{Summarize, []string{"--protect-tokens", "1000", "--protect-turns", "0", "--min-savings", "0"}},
+}
+
+func runFilter(t *testing.T, cmd Command, args []string, in []byte) []byte {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	argv := append(append([]string{cmd.Name, "--encoding", "approx"}, args...), "-")
+	if code := Run(cmd, argv, bytes.NewReader(in), &stdout, &stderr); code != ExitOK {
+		t.Fatalf("%s: exit %d: %s", cmd.Name, code, stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+// TestPipeline runs ctx-dedupe | ctx-truncate | ctx-summarize over every
+// real transcript and the example, and checks the contract between the
+// filters: the output keeps every invariant against the input (pointers
+// still point at whole results above them), and every filter run again on
+// the output changes nothing.
+func TestPipeline(t *testing.T) {
+	files := []string{filepath.Join(testutil.Root(t), "examples", "session.jsonl")}
+	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
+		files = append(files, testutil.CorpusFiles(t)...)
+	}
+	for _, path := range files {
+		t.Run(testutil.Name(path), func(t *testing.T) {
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := in
+			for _, step := range pipeline {
+				out = runFilter(t, step.cmd, step.args, out)
+			}
+			checkTargets(t, in, out)
+			if err := invariant.Compare(in, out); err != nil {
+				t.Fatalf("the pipeline's output against its input: %v", err)
+			}
+			checkTargets(t, in, out)
+			for _, step := range pipeline {
+				if again := runFilter(t, step.cmd, step.args, out); !bytes.Equal(again, out) {
+					t.Errorf("%s on the pipeline's output changed it", step.cmd.Name)
+				}
+			}
+			if strings.Contains(testutil.Name(path), "session.jsonl") && bytes.Equal(in, out) {
+				t.Error("the pipeline changed nothing in the example session")
+			}
+		})
+	}
+}
+
+// checkTargets: every result a pointer names is, in the output, exactly
+// what it was in the input: no later filter cut or summarized it.
+func checkTargets(t *testing.T, in, out []byte) {
+	t.Helper()
+	before, err := transcript.Parse(in, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := transcript.Parse(out, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range marker.Referenced(after) {
+		for i, c := range after.Calls {
+			if c.ID == id && c.Result != nil && c.Result.Text() != before.Calls[i].Result.Text() {
+				t.Errorf("call %s is named by a pointer, but its result was changed", id)
+			}
+		}
+	}
+}
+
+// TestPipelineKeepsTargets: three identical long outputs of cat through a
+// shell tool. ctx-dedupe points the middle one at the first; ctx-truncate
+// would cut the first (a long shell result) but for the pointer.
+func TestPipelineKeepsTargets(t *testing.T) {
+	log := strings.Repeat("INFO request served in 12ms\n", 200)
+	var b strings.Builder
+	b.WriteString(`{"type":"user","cwd":"/p","message":{"role":"user","content":"Why is the server slow?"}}` + "\n")
+	for i := 1; i <= 3; i++ {
+		id := fmt.Sprintf("toolu_%d", i)
+		b.WriteString(`{"type":"assistant","cwd":"/p","message":{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"cat server.log"}}]}}` + "\n")
+		b.WriteString(`{"type":"user","cwd":"/p","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":` + strconv.Quote(log) + `}]}}` + "\n")
+	}
+	in := []byte(b.String())
+	out := in
+	for _, step := range pipeline {
+		out = runFilter(t, step.cmd, step.args, out)
+	}
+	after, err := transcript.Parse(out, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refs := marker.Referenced(after); !refs["toolu_1"] {
+		t.Fatalf("no pointer to toolu_1 in the output; the test needs one (pointers: %v)", refs)
+	}
+	checkTargets(t, in, out)
+}
