@@ -14,9 +14,13 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-# Build the tools and run them on the shipped example session.
+# Build the tools and run design.md's pipeline on the shipped example
+# session: what each filter did, then what it all saved.
 demo: build
-	$(BIN)/ctx-count $(EXAMPLE)
+	$(BIN)/ctx-dedupe --stats $(EXAMPLE) \
+	  | $(BIN)/ctx-truncate --stats \
+	  | $(BIN)/ctx-summarize --stats --protect-tokens 2000 --protect-turns 0 --min-savings 0 \
+	  | $(BIN)/ctx-count --before $(EXAMPLE)
 
 # Every test: units, golden files, corpus properties, command-level scripts,
 # with the race detector.
