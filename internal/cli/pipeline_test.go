@@ -15,12 +15,14 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// pipeline is design.md's pipeline, with ctx-summarize's protection lowered
-// so that it acts on small transcripts too.
-var pipeline = []struct {
+type filterStep struct {
 	cmd  Command
 	args []string
-}{
+}
+
+// pipeline is design.md's pipeline, with ctx-summarize's protection lowered
+// so that it acts on small transcripts too.
+var pipeline = []filterStep{
 	{Dedupe, []string{"--all-tools"}},
 	{Truncate, []string{"--max-chars", "2000", "--head", "600", "--tail", "600"}},
 	{Summarize, []string{"--protect-tokens", "1000", "--protect-turns", "0", "--min-savings", "0"}},
@@ -36,12 +38,24 @@ func runFilter(t *testing.T, cmd Command, args []string, in []byte) []byte {
 	return stdout.Bytes()
 }
 
-// TestPipeline runs ctx-dedupe | ctx-truncate | ctx-summarize over every
-// real transcript and the example, and checks the contract between the
-// filters: the output keeps every invariant against the input (pointers
-// still point at whole results above them), and every filter run again on
-// the output changes nothing.
+// TestPipeline runs ctx-dedupe | ctx-truncate | ctx-summarize, in every
+// order, over every real transcript and the example, and checks the contract
+// between the filters: the output keeps every invariant against the input
+// (pointers still point at whole results above them), and every filter run
+// again on the output changes nothing.
 func TestPipeline(t *testing.T) {
+	for _, order := range [][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
+		steps := make([]filterStep, 3)
+		names := make([]string, 3)
+		for i, j := range order {
+			steps[i] = pipeline[j]
+			names[i] = strings.TrimPrefix(pipeline[j].cmd.Name, "ctx-")
+		}
+		t.Run(strings.Join(names, "|"), func(t *testing.T) { testPipeline(t, steps) })
+	}
+}
+
+func testPipeline(t *testing.T, pipeline []filterStep) {
 	files := []string{filepath.Join(testutil.Root(t), "examples", "session.jsonl")}
 	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
 		files = append(files, testutil.CorpusFiles(t)...)
