@@ -159,7 +159,7 @@ func (m *mdWriter) change(c Change, withPath bool) {
 	}
 	m.line("%s", b.String())
 	if c.Context != "" {
-		m.line("  > %s", clip(oneLine(c.Context), 300))
+		m.line("  > %s", textfmt.Clip(oneLine(c.Context), 300))
 	}
 	if c.Diff != "" {
 		m.line("")

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/ctxkit/ctxkit/internal/patch"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -338,17 +339,9 @@ func errorLine(text string) string {
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "").Replace(l))
 		if l != "" {
-			return clip(l, 200)
+			return textfmt.Clip(l, 200)
 		}
 	}
 	return "failed"
 }
 
-// clip shortens s to n characters.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}

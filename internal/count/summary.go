@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
@@ -173,11 +172,7 @@ func share(n, total int) float64 {
 
 // clip shortens s to n characters on one line.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return textfmt.Clip(strings.Join(strings.Fields(s), " "), n)
 }
 
 // printer writes lines and keeps the first error.

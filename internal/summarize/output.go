@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -58,7 +59,7 @@ func (o output) target() string {
 	case a.Path != "":
 		return a.Target(o.cwd)
 	case strings.Contains(a.URL, "://"):
-		return clip(a.URL, 120)
+		return textfmt.Clip(a.URL, 120)
 	case a.URL != "":
 		return `"` + oneLine(a.URL, 100) + `"`
 	}

@@ -14,14 +14,12 @@ package summarize
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/parallel"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -191,7 +189,7 @@ type plan struct {
 func (f *Filter) Apply(t *transcript.Transcript) Report {
 	rep := Report{Format: string(t.Format), Results: len(t.Results)}
 	texts := make([]string, len(t.Results))
-	forEach(len(texts), func(i int) { texts[i] = t.Results[i].Text() })
+	parallel.For(len(texts), 32, func(i int) { texts[i] = t.Results[i].Text() })
 	before := tokens.CountAll(f.ctr, texts)
 	for _, n := range before {
 		rep.TokensBefore += n
@@ -242,7 +240,7 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 	}
 	sum := f.summarizer(t.Cwd)
 	made := make([]plan, len(old))
-	forEach(len(old), func(i int) {
+	parallel.For(len(old), 32, func(i int) {
 		if s, ok := sum.Summarize(old[i].Call, texts[old[i].Index]); ok {
 			made[i] = plan{r: old[i], summary: s}
 		}
@@ -390,37 +388,4 @@ func (r *Report) finish(t *transcript.Transcript, plans []plan, before []int) {
 	if r.Changes == nil {
 		r.Changes = []Entry{}
 	}
-}
-
-// forEach calls f for every index below n, on every CPU: decoding and
-// summarizing results are independent of each other, and are most of the
-// filter's own work on a large transcript. f writes only its own index's
-// slots, so the outcome does not depend on the order.
-func forEach(n int, f func(i int)) {
-	const block = 32
-	workers := min(runtime.GOMAXPROCS(0), (n+block-1)/block)
-	if workers <= 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				start := int(next.Add(block)) - block
-				if start >= n {
-					return
-				}
-				for i := start; i < min(start+block, n); i++ {
-					f(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

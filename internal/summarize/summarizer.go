@@ -156,5 +156,6 @@ func firstChars(body string, n int) string {
 	if utf8.RuneCountInString(body) <= n {
 		return "\n" + body
 	}
-	return "\n" + clip(body, n) + "\n[" + textfmt.Int(utf8.RuneCountInString(body[runeIndex(body, n):])) + " more chars omitted]"
+	i := textfmt.RuneOffset(body, n)
+	return "\n" + body[:i] + "…\n[" + textfmt.Int(utf8.RuneCountInString(body[i:])) + " more chars omitted]"
 }

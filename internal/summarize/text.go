@@ -131,45 +131,22 @@ func clipLine(line string) string {
 	if len(line) <= maxLine {
 		return line
 	}
-	i := runeIndex(line, maxLine)
+	i := textfmt.RuneOffset(line, maxLine)
 	if i >= len(line) {
 		return line
 	}
 	return line[:i] + "…(+" + textfmt.Int(utf8.RuneCountInString(line[i:])) + " chars)"
 }
 
-// clip returns the first n characters of s, followed by "…" when s is
-// longer.
-func clip(s string, n int) string {
-	i := runeIndex(s, n)
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + "…"
-}
-
-// runeIndex is the byte offset of the n-th character of s, or len(s).
-func runeIndex(s string, n int) int {
-	i := 0
-	for c := 0; i < len(s) && c < n; c++ {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return i
-}
 
 // oneLine is s on one line, clipped: for commands and patterns in a marker
 // line.
 func oneLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if first, _, multi := strings.Cut(s, "\n"); multi {
-		return clip(strings.TrimSpace(first), n-1) + " …"
+		return textfmt.Clip(strings.TrimSpace(first), n-1) + " …"
 	}
-	return clip(s, n)
+	return textfmt.Clip(s, n)
 }
 
 // size says how big an output was: "342 lines (12,345 chars)".

@@ -103,3 +103,28 @@ func percentChange(before, after int) string {
 	}
 	return sign + strconv.FormatFloat(pct, 'f', 0, 64) + "%"
 }
+
+// RuneOffset is the byte offset just past the first n characters of s, or
+// len(s) when s is shorter: where to cut s without splitting a character.
+func RuneOffset(s string, n int) int {
+	i := 0
+	for c := 0; i < len(s) && c < n; c++ {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}
+
+// Clip shortens s to at most n characters, the last of them "…" when it
+// cut anything.
+func Clip(s string, n int) string {
+	i := RuneOffset(s, n)
+	if i >= len(s) {
+		return s
+	}
+	return s[:RuneOffset(s, n-1)] + "…"
+}

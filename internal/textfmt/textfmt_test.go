@@ -54,3 +54,26 @@ func TestChange(t *testing.T) {
 		}
 	}
 }
+
+func TestClip(t *testing.T) {
+	cases := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"hello", 5, "hello"},
+		{"hello", 6, "hello"},
+		{"hello world", 5, "hell…"},
+		{"héllo wörld", 5, "héll…"},
+		{"日本語のテキスト", 4, "日本語…"},
+		{"", 3, ""},
+	}
+	for _, c := range cases {
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+	if got := RuneOffset("héllo", 2); got != 3 {
+		t.Errorf("RuneOffset(héllo, 2) = %d, want 3", got)
+	}
+}

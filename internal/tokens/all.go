@@ -2,9 +2,9 @@ package tokens
 
 import (
 	"hash/maphash"
-	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/ctxkit/ctxkit/internal/parallel"
 )
 
 // CountAll returns the token count of each text, as c.Count would. Texts are
@@ -72,32 +72,14 @@ const parallelText = 64 << 10
 
 // countEach sets counts[k] for each k in todo; size is their total bytes.
 func countEach(c Counter, texts []string, todo, counts []int, size int) {
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	if size < parallelText || workers < 2 {
-		for _, k := range todo {
-			counts[k] = c.Count(texts[k])
-		}
-		return
+	minEach := 1
+	if size < parallelText {
+		minEach = len(todo) + 1 // one worker: the caller
 	}
-	// Workers take texts one at a time, so a long text on one core does not
-	// leave the other idle behind a fixed share.
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(todo) {
-					return
-				}
-				k := todo[i]
-				counts[k] = c.Count(texts[k])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(len(todo), minEach, func(i int) {
+		k := todo[i]
+		counts[k] = c.Count(texts[k])
+	})
 }
 
 // minCachedText is the shortest text whose count is cached: shorter ones

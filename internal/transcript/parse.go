@@ -1,16 +1,16 @@
 package transcript
 
 import (
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/parallel"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -161,43 +161,13 @@ func firstInvalid(records []record) int {
 	for _, r := range records {
 		size += len(r.v.Raw)
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if size < 4<<20 || workers == 1 {
-		workers = 1
+	minEach := 64
+	if size < 4<<20 {
+		minEach = len(records) + 1 // one worker: the caller
 	}
-	// Split the records into runs of about equal size, one per worker.
-	bounds := []int{0}
-	acc, per := 0, size/workers+1
-	for i, r := range records {
-		acc += len(r.v.Raw)
-		if acc >= per && len(bounds) < workers {
-			bounds = append(bounds, i+1)
-			acc = 0
-		}
-	}
-	bounds = append(bounds, len(records))
-	bad := make([]int, len(bounds)-1)
-	var wg sync.WaitGroup
-	for w := range bad {
-		bad[w] = -1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := bounds[w]; i < bounds[w+1]; i++ {
-				if !gjson.Valid(records[i].v.Raw) {
-					bad[w] = i
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, b := range bad {
-		if b >= 0 {
-			return b
-		}
-	}
-	return -1
+	bad := make([]bool, len(records))
+	parallel.For(len(records), minEach, func(i int) { bad[i] = !gjson.Valid(records[i].v.Raw) })
+	return slices.Index(bad, true)
 }
 
 // lineCounter turns increasing offsets into line numbers in one pass.

@@ -213,10 +213,10 @@ func prefixFitting(line string, budget int, size func(string) int, tokenMode boo
 		return 0
 	}
 	if !tokenMode {
-		return runePrefix(line, budget)
+		return textfmt.RuneOffset(line, budget)
 	}
-	return searchFit(len(line), budget, func(n int) int { return size(line[:runePrefix(line, n)]) },
-		func(n int) int { return runePrefix(line, n) })
+	return searchFit(len(line), budget, func(n int) int { return size(line[:textfmt.RuneOffset(line, n)]) },
+		func(n int) int { return textfmt.RuneOffset(line, n) })
 }
 
 // suffixFitting is prefixFitting for the end of line.
@@ -254,20 +254,6 @@ func searchFit(maxBytes, budget int, sizeOf, bytesOf func(int) int) int {
 	return best
 }
 
-// runePrefix returns the byte length of the first n runes of s (all of s
-// when it has fewer).
-func runePrefix(s string, n int) int {
-	i := 0
-	for k := 0; k < n && i < len(s); k++ {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
-	}
-	return i
-}
 
 // runeSuffix returns the byte length of the last n runes of s.
 func runeSuffix(s string, n int) int {

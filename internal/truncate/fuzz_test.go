@@ -1,6 +1,7 @@
 package truncate
 
 import (
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func fuzzSeeds(f *testing.F) []string {
 	logs, _ := filepath.Glob(filepath.Join("testdata", "logs", "*.log"))
 	for _, l := range logs {
 		s := readLog(f, filepath.Base(l))
-		seeds = append(seeds, s[:runePrefix(s, 1500)])
+		seeds = append(seeds, s[:textfmt.RuneOffset(s, 1500)])
 	}
 	return seeds
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // The lines that matter, in the order they claim the --keep-matches slots:
@@ -407,7 +409,7 @@ func window(line string, pos int) string {
 	}
 	// Start a little before the match, on a character boundary.
 	start := pos - runeSuffix(line[:pos], keptLineMax/4)
-	end := start + runePrefix(line[start:], keptLineMax)
+	end := start + textfmt.RuneOffset(line[start:], keptLineMax)
 	if end == len(line) {
 		start = len(line) - runeSuffix(line, keptLineMax)
 	}

@@ -1,13 +1,11 @@
 package truncate
 
 import (
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/parallel"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -147,25 +145,7 @@ func cutAll(rs []*transcript.Result, opts Options) []cutResult {
 			}
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(rs)/16+1)
-	if workers <= 1 {
-		for i := range rs {
-			work(i)
-		}
-		return out
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(rs); i = int(next.Add(1) - 1) {
-				work(i)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(len(rs), 16, work)
 	return out
 }
 
