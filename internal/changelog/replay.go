@@ -344,4 +344,3 @@ func errorLine(text string) string {
 	}
 	return "failed"
 }
-

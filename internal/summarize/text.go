@@ -138,7 +138,6 @@ func clipLine(line string) string {
 	return line[:i] + "…(+" + textfmt.Int(utf8.RuneCountInString(line[i:])) + " chars)"
 }
 
-
 // oneLine is s on one line, clipped: for commands and patterns in a marker
 // line.
 func oneLine(s string, n int) string {

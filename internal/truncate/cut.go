@@ -254,7 +254,6 @@ func searchFit(maxBytes, budget int, sizeOf, bytesOf func(int) int) int {
 	return best
 }
 
-
 // runeSuffix returns the byte length of the last n runes of s.
 func runeSuffix(s string, n int) int {
 	i := len(s)

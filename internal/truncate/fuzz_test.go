@@ -1,12 +1,12 @@
 package truncate
 
 import (
-	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
 
