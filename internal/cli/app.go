@@ -79,6 +79,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		Name:            cmd.Name,
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
+		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
 		Description:     cmd.Description + exitCodesHelp,
 		Version:         Version,
 		Flags:           cmd.Flags,
