@@ -451,81 +451,54 @@ func sedRange(script string) (Range, bool) {
 	return normalize(Range{Start: a, End: b}), true
 }
 
-// countArg reads head's line count: -n N, -nN, -N, --lines=N, --lines N.
-// A byte count (-c) is not a line range.
-func countArg(args []string, def int) (int, []string, bool) {
-	n := def
+// lineSpec reads the line count of head and tail: -n N, -nN, -N (and +K
+// for tail), --lines=N, --lines N; def when there is none. A byte count
+// (-c) is not a line range.
+func lineSpec(args []string, def string) (string, []string, bool) {
+	spec := def
 	var files []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "-n" || a == "--lines":
 			if i+1 >= len(args) {
-				return 0, nil, false
+				return "", nil, false
 			}
-			v, err := strconv.Atoi(args[i+1])
-			if err != nil {
-				return 0, nil, false
-			}
-			n = v
+			spec = args[i+1]
 			i++
 		case strings.HasPrefix(a, "--lines="):
-			v, err := strconv.Atoi(strings.TrimPrefix(a, "--lines="))
-			if err != nil {
-				return 0, nil, false
-			}
-			n = v
-		case strings.HasPrefix(a, "-n"):
-			v, err := strconv.Atoi(a[2:])
-			if err != nil {
-				return 0, nil, false
-			}
-			n = v
+			spec = strings.TrimPrefix(a, "--lines=")
 		case strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--bytes"):
-			return 0, nil, false
+			return "", nil, false
+		case a == "-q" || a == "-v" || a == "--quiet" || a == "--silent" || a == "--verbose":
+		case strings.HasPrefix(a, "-n"):
+			spec = a[2:]
 		case len(a) > 1 && a[0] == '-':
-			v, err := strconv.Atoi(a[1:])
-			if err != nil {
-				if a == "-q" || a == "-v" {
-					continue
-				}
-				return 0, nil, false
-			}
-			n = v
+			spec = a[1:]
+		case len(a) > 1 && a[0] == '+':
+			spec = a
 		default:
 			files = append(files, a)
 		}
+	}
+	return spec, files, true
+}
+
+// countArg reads head's line count.
+func countArg(args []string, def int) (int, []string, bool) {
+	spec, files, ok := lineSpec(args, strconv.Itoa(def))
+	n, err := strconv.Atoi(spec)
+	if !ok || err != nil {
+		return 0, nil, false
 	}
 	return n, files, true
 }
 
 // tailArgs reads tail's count: -n N (the last N lines) or -n +K (from line K).
 func tailArgs(args []string) (Range, []string, bool) {
-	spec := "10"
-	var files []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-n" || a == "--lines":
-			if i+1 >= len(args) {
-				return Range{}, nil, false
-			}
-			spec = args[i+1]
-			i++
-		case strings.HasPrefix(a, "--lines="):
-			spec = strings.TrimPrefix(a, "--lines=")
-		case strings.HasPrefix(a, "-n"):
-			spec = a[2:]
-		case strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--bytes"):
-			return Range{}, nil, false
-		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
-			spec = a
-			if a[0] == '-' {
-				spec = a[1:]
-			}
-		default:
-			files = append(files, a)
-		}
+	spec, files, ok := lineSpec(args, "10")
+	if !ok {
+		return Range{}, nil, false
 	}
 	if strings.HasPrefix(spec, "+") {
 		k, err := strconv.Atoi(spec[1:])
