@@ -82,9 +82,11 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// TestBrokenPipe runs ctx-count | head -1 in a shell: the report is cut,
-// and ctx-count ends quietly with status 0.
-func TestBrokenPipe(t *testing.T) {
+// shell returns a runner of bash scripts in a directory that holds the
+// script's files, with every binary on the PATH (the test binary under each
+// command's name). Tests skip where there is no bash.
+func shell(t *testing.T) (run func(script string, env ...string) (string, string, error), dir string) {
+	t.Helper()
 	sh, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -93,11 +95,28 @@ func TestBrokenPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.Symlink(exe, filepath.Join(dir, "ctx-count")); err != nil {
-		t.Fatal(err)
+	dir = t.TempDir()
+	for name := range commands {
+		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	// A report far larger than a pipe's buffer.
+	return func(script string, env ...string) (string, string, error) {
+		cmd := exec.Command(sh, "-c", "set -o pipefail; "+script)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH")), env...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		return stdout.String(), stderr.String(), err
+	}, dir
+}
+
+// TestBrokenPipe runs ctx-count | head in a shell: the report is cut, and
+// ctx-count ends quietly with status 0.
+func TestBrokenPipe(t *testing.T) {
+	run, dir := shell(t)
+	// A transcript far larger than a pipe's buffer.
 	var b strings.Builder
 	b.WriteString("[")
 	for i := 0; i < 20000; i++ {
@@ -107,18 +126,11 @@ func TestBrokenPipe(t *testing.T) {
 		b.WriteString(`{"role":"user","content":"x"}`)
 	}
 	b.WriteString("]")
-	in := filepath.Join(dir, "in.json")
-	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "in.json"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(sh, "-c", `set -o pipefail; ctx-count --tee in.json | head -c 10 >/dev/null`)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	if err != nil || stderr.Len() > 0 {
-		t.Fatalf("ctx-count | head: %v, stderr %q; want status 0 and nothing on stderr", err, stderr.String())
+	if _, errs, err := run(`ctx-count --tee in.json | head -c 10 >/dev/null`); err != nil || errs != "" {
+		t.Fatalf("ctx-count | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
 	}
 }
 
@@ -177,31 +189,9 @@ func TestTeeCorpus(t *testing.T) {
 // ctx-counts, and into head: the pipe carries the transcript, the stats line
 // goes to stderr, and a closed pipe ends it quietly.
 func TestTruncatePipeline(t *testing.T) {
-	sh, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, name := range []string{"ctx-count", "ctx-truncate"} {
-		if err := os.Symlink(exe, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	session := filepath.Join(testutil.Root(t), "internal", "truncate", "testdata", "sessions", "claude-code.jsonl")
-	run := func(script string) (string, string, error) {
-		cmd := exec.Command(sh, "-c", "set -o pipefail; "+script)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "S="+session)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		return stdout.String(), stderr.String(), err
-	}
-	out, errs, err := run(`ctx-count --tee --top 0 "$S" 2>before.txt | ctx-truncate --stats | ctx-count --before "$S" --top 0`)
+	run, _ := shell(t)
+	session := "S=" + filepath.Join(testutil.Root(t), "internal", "truncate", "testdata", "sessions", "claude-code.jsonl")
+	out, errs, err := run(`ctx-count --tee --top 0 "$S" 2>before.txt | ctx-truncate --stats | ctx-count --before "$S" --top 0`, session)
 	if err != nil {
 		t.Fatalf("pipeline: %v\n%s", err, errs)
 	}
@@ -211,7 +201,7 @@ func TestTruncatePipeline(t *testing.T) {
 	if !strings.Contains(out, "  saved ") || strings.Contains(out, "  saved        0") {
 		t.Errorf("ctx-count after ctx-truncate saw no saving:\n%s", out)
 	}
-	if _, errs, err := run(`ctx-truncate "$S" | head -c 10 >/dev/null`); err != nil || errs != "" {
+	if _, errs, err := run(`ctx-truncate "$S" | head -c 10 >/dev/null`, session); err != nil || errs != "" {
 		t.Errorf("ctx-truncate | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
 	}
 }
