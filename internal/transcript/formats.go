@@ -17,7 +17,7 @@ const (
 	inString   contentKind = iota // a JSON string: the text
 	inBlocks                      // an array of blocks
 	inNull                        // null, or a value with no text
-	inMissing                     // absent: the span is the enclosing object
+	inMissing                     // absent: the span is the enclosing object's closing brace, where the field goes
 	inEmbedded                    // a JSON string holding an object whose "output" is the text (Codex)
 )
 
@@ -27,6 +27,7 @@ type contentRef struct {
 	value      jsonscan.Value // the content; for inEmbedded, the inner "output"
 	start, end int
 	key        string   // inMissing: the field to add
+	hasFields  bool     // inMissing: the object has fields, so the new one needs a comma
 	textType   string   // inBlocks: the type a rewritten text block gets
 	keep       []string // inBlocks: raw non-text blocks, which a rewrite keeps
 	embedded   string   // inEmbedded: the decoded object
@@ -67,8 +68,12 @@ func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, 
 	ref.start, ref.end = c.Span()
 	switch {
 	case !c.Exists():
+		// The field is inserted before the closing brace: replacing the
+		// whole object would overlap the edits of values inside it.
 		ref.kind = inMissing
-		ref.start, ref.end = parent.Span()
+		_, end := parent.Span()
+		ref.start, ref.end = end-1, end-1
+		ref.hasFields = strings.TrimSpace(parent.Raw[1:len(parent.Raw)-1]) != ""
 	case c.IsString():
 		ref.kind = inString
 	case c.IsArray():

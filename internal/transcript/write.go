@@ -43,11 +43,10 @@ func (t *Transcript) SetText(r *Result, text string) {
 		b.WriteByte(']')
 		repl = b.String()
 	case inMissing:
-		out, err := sjson.Set(t.src[c.start:c.end], c.key, text)
-		if err != nil {
-			panic(fmt.Sprintf("transcript: adding %s: %v", c.key, err))
+		repl = jsonString(c.key) + ":" + jsonString(text)
+		if c.hasFields {
+			repl = "," + repl
 		}
-		repl = out
 	case inEmbedded:
 		inner, err := sjson.Set(c.embedded, "output", text)
 		if err != nil {
