@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 func TestAt(t *testing.T) {
-	codex := load(t, filepath.Join("testdata", "sessions", "codex-patch.jsonl"))
-	claude := load(t, filepath.Join("testdata", "sessions", "claude-multiedit.jsonl"))
+	codex := transcripttest.Load(t, filepath.Join("testdata", "sessions", "codex-patch.jsonl"))
+	claude := transcripttest.Load(t, filepath.Join("testdata", "sessions", "claude-multiedit.jsonl"))
 	cases := []struct {
 		name       string
 		tr         *transcript.Transcript

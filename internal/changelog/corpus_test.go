@@ -3,6 +3,7 @@ package changelog
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"os"
 	"regexp"
 	"strings"
@@ -28,7 +29,7 @@ func TestEveryEditOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := rawEdits(t, data)
-		h := Analyze(load(t, path), path, Options{})
+		h := Analyze(transcripttest.Load(t, path), path, Options{})
 		rep := NewChangelog([]*History{h}, ReportOptions{})
 		got := map[string]int{}
 		for _, f := range rep.Changelogs[0].Files {
@@ -207,7 +208,7 @@ func TestReplayMatchesReads(t *testing.T) {
 	}
 	exact, formatted := 0, 0
 	for _, path := range files {
-		tr := load(t, path)
+		tr := transcripttest.Load(t, path)
 		h := Analyze(tr, path, Options{})
 		last := map[string]Change{} // the last successful change of each file
 		for _, c := range h.Changes {

@@ -3,27 +3,13 @@ package changelog
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
-
-func load(t testing.TB, path string) *transcript.Transcript {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := transcript.Parse(data, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 func fixtures(t testing.TB) []string {
 	files, err := filepath.Glob(filepath.Join("testdata", "sessions", "*"))
@@ -61,7 +47,7 @@ func TestGoldenFixtures(t *testing.T) {
 	for _, path := range fixtures(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			h := Analyze(load(t, path), name, Options{Diff: true, Context: true})
+			h := Analyze(transcripttest.Load(t, path), name, Options{Diff: true, Context: true})
 			golden(t, name, NewChangelog([]*History{h}, ReportOptions{IncludeFailed: true}))
 			tl, err := NewTimeline([]*History{h}, timelines[name], ReportOptions{})
 			if err != nil {
@@ -79,7 +65,7 @@ func TestGoldenFixtures(t *testing.T) {
 func TestGoldenCorpus(t *testing.T) {
 	for _, path := range testutil.CorpusFiles(t) {
 		name := testutil.Name(path)
-		h := Analyze(load(t, path), name, Options{})
+		h := Analyze(transcripttest.Load(t, path), name, Options{})
 		rep := NewChangelog([]*History{h}, ReportOptions{IncludeFailed: true})
 		if rep.Totals.Changes+rep.Totals.Failed == 0 {
 			continue
@@ -95,7 +81,7 @@ func TestGoldenCorpus(t *testing.T) {
 func TestGoldenMerged(t *testing.T) {
 	var hs []*History
 	for _, name := range []string{"claude-multiedit.jsonl", "codex-patch.jsonl"} {
-		hs = append(hs, Analyze(load(t, filepath.Join("testdata", "sessions", name)), name, Options{}))
+		hs = append(hs, Analyze(transcripttest.Load(t, filepath.Join("testdata", "sessions", name)), name, Options{}))
 	}
 	golden(t, "several", NewChangelog(hs, ReportOptions{}))
 	golden(t, "merged", NewChangelog(hs, ReportOptions{Merge: true}))

@@ -12,7 +12,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 type filterStep struct {
@@ -91,14 +91,7 @@ func testPipeline(t *testing.T, pipeline []filterStep) {
 // what it was in the input: no later filter cut or summarized it.
 func checkTargets(t *testing.T, in, out []byte) {
 	t.Helper()
-	before, err := transcript.Parse(in, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := transcript.Parse(out, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	for id := range marker.Referenced(after) {
 		for i, c := range after.Calls {
 			if c.ID == id && c.Result != nil && c.Result.Text() != before.Calls[i].Result.Text() {
@@ -125,10 +118,7 @@ func TestPipelineKeepsTargets(t *testing.T) {
 	for _, step := range pipeline {
 		out = runFilter(t, step.cmd, step.args, out)
 	}
-	after, err := transcript.Parse(out, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := transcripttest.Parse(t, out)
 	if refs := marker.Referenced(after); !refs["toolu_1"] {
 		t.Fatalf("no pointer to toolu_1 in the output; the test needs one (pointers: %v)", refs)
 	}

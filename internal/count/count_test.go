@@ -9,21 +9,8 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
-
-func load(t *testing.T, path string) *transcript.Transcript {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := transcript.Parse(data, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 func counter(t *testing.T) tokens.Counter {
 	c, err := tokens.New(tokens.Default)
@@ -39,7 +26,7 @@ func TestGolden(t *testing.T) {
 	for _, path := range testutil.Fixtures(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			r := Count(load(t, path), ctr, 5)
+			r := Count(transcripttest.Load(t, path), ctr, 5)
 			r.File = name
 			s := Summary{Version: SchemaVersion, Encoding: ctr.Name(), Files: []Report{r}, Total: r, Budget: NewBudget(1000, r.Tokens)}
 			var text bytes.Buffer
@@ -67,7 +54,7 @@ func TestSums(t *testing.T) {
 	}
 	var reports []Report
 	for _, path := range files {
-		r := Count(load(t, path), ctr, -1)
+		r := Count(transcripttest.Load(t, path), ctr, -1)
 		reports = append(reports, r)
 		roles, toolRole := 0, 0
 		for _, x := range r.Roles {
@@ -130,10 +117,7 @@ func TestRereads(t *testing.T) {
  {"type":"tool_result","tool_use_id":"r4","content":"no such file","is_error":true},
  {"type":"tool_result","tool_use_id":"r5","content":"package b"}]}
 ]`
-	tr, err := transcript.Parse([]byte(in), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcripttest.Parse(t, []byte(in))
 	tr.Cwd = "/w"
 	approx, _ := tokens.New(tokens.Approx)
 	r := Count(tr, approx, -1)

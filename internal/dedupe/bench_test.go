@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // benchInputs is $CTX_BENCH_FILE (make a large one with
@@ -41,7 +42,7 @@ func BenchmarkApply(b *testing.B) {
 		b.StopTimer()
 		trs := make([]*transcript.Transcript, len(inputs))
 		for j, in := range inputs {
-			trs[j] = parse(b, in)
+			trs[j] = transcripttest.Parse(b, in)
 		}
 		b.StartTimer()
 		for _, tr := range trs {
@@ -62,7 +63,7 @@ func BenchmarkFilter(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, in := range inputs {
-			tr := parse(b, in)
+			tr := transcripttest.Parse(b, in)
 			f.Apply(tr)
 			_ = tr.Bytes()
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // counter is one exact counter for every test: each new one loads its
@@ -42,15 +43,6 @@ func read(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-func parse(t testing.TB, data []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := transcript.Parse(data, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
 }
 
 // filter is ctx-dedupe with opts as the invariant checks run it.
@@ -158,7 +150,7 @@ func TestGolden(t *testing.T) {
 			out := invariant.Check(t, in, filter(t, opts))
 			check(t, in, out, opts)
 			f, _ := New(opts)
-			tr := parse(t, in)
+			tr := transcripttest.Parse(t, in)
 			rep := f.Apply(tr)
 			testutil.Golden(t, filepath.Join("testdata", c.name+".golden"), []byte(dump(tr, rep, opts)))
 		})
@@ -208,7 +200,7 @@ func dump(tr *transcript.Transcript, rep Report, opts Options) string {
 // every file and range, and the last KeepRecent results are unchanged.
 func check(t *testing.T, in, out []byte, opts Options) {
 	t.Helper()
-	before, after := parse(t, in), parse(t, out)
+	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	byID := map[string]*transcript.Result{}
 	for _, r := range after.Results {
 		byID[r.CallID] = r
@@ -308,7 +300,7 @@ func TestInvariants(t *testing.T) {
 // the shipped example session has re-reads that become diffs.
 func TestFindsRereads(t *testing.T) {
 	f, _ := New(defaults(t))
-	rep := f.Apply(parse(t, read(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))))
+	rep := f.Apply(transcripttest.Parse(t, read(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))))
 	if rep.Count(Diff) == 0 {
 		t.Errorf("example session: %d pointers, %d diffs; want diffs", rep.Count(Pointer), rep.Count(Diff))
 	}
@@ -348,7 +340,7 @@ func outcome(t *testing.T, in []byte, opts Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := parse(t, in)
+	tr := transcripttest.Parse(t, in)
 	rep := f.Apply(tr)
 	got := make([]string, len(tr.Results))
 	for i := range got {

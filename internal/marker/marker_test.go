@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 func TestParse(t *testing.T) {
@@ -52,10 +52,7 @@ func TestReferenced(t *testing.T) {
 {"role":"tool","tool_call_id":"c2","content":"[ctx-dedupe] Re-read of a.go: identical to the result of call c1 above; content not repeated here."},
 {"role":"tool","tool_call_id":"c3","content":[{"type":"text","text":"[ctx-x] see call c3"}]}
 ]`
-	tr, err := transcript.Parse([]byte(in), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcripttest.Parse(t, []byte(in))
 	got := Referenced(tr)
 	if want := map[string]bool{"c1": true, "c3": true}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Referenced = %v, want %v", got, want)

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // configs are the options every fixture and corpus file is run with: the
@@ -84,14 +85,7 @@ func TestInvariants(t *testing.T) {
 // checkChanges compares every result of out with in.
 func checkChanges(t *testing.T, in, out []byte, opts Options) {
 	t.Helper()
-	before, err := transcript.Parse(in, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := transcript.Parse(out, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	refs := marker.Referenced(before)
 	for i, r := range after.Results {
 		b := before.Results[i]

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // chat builds an OpenAI Chat Completions transcript, message by message.
@@ -38,10 +39,7 @@ func (c *chat) bytes() []byte { return []byte("[\n" + strings.Join(c.msgs, ",\n"
 
 func (c *chat) parse(t *testing.T) *transcript.Transcript {
 	t.Helper()
-	tr, err := transcript.Parse(c.bytes(), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcripttest.Parse(t, c.bytes())
 	return tr
 }
 
@@ -144,10 +142,7 @@ func TestProtectTurnsCountsUserTurnsOnly(t *testing.T) {
 {"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"c.go"}}]},
 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"c"}]}
 ]`
-	tr, err := transcript.Parse([]byte(in), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcripttest.Parse(t, []byte(in))
 	p := newFilter(t, Options{ProtectTurns: 1}).protected(tr, []int{1, 1, 1})
 	if want := []bool{false, false, true}; !reflect.DeepEqual(p, want) {
 		t.Errorf("protected %v, want %v", p, want)
@@ -220,10 +215,7 @@ func TestNeverSummarized(t *testing.T) {
 	if rep.Kept != want || rep.Summarized != 1 {
 		t.Fatalf("kept %+v and summarized %d, want %+v and 1", rep.Kept, rep.Summarized, want)
 	}
-	out, err := transcript.Parse(tr.Bytes(), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := transcripttest.Parse(t, tr.Bytes())
 	for i, r := range out.Results {
 		summarized := marker.Is(r.Text(), "summarize")
 		if summarized != (r.CallID == "read") {
@@ -267,15 +259,9 @@ func TestMirrors(t *testing.T) {
 			"toolUseResult": map[string]any{"stdout": out, "stderr": "warning: x", "interrupted": false}}),
 	}, "\n") + "\n"
 	for _, keep := range []bool{false, true} {
-		tr, err := transcript.Parse([]byte(in), transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := transcripttest.Parse(t, []byte(in))
 		newFilter(t, Options{KeepMirrors: keep}).Apply(tr)
-		after, err := transcript.Parse(tr.Bytes(), transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		after := transcripttest.Parse(t, tr.Bytes())
 		r := after.Results[0]
 		var got []string
 		for _, m := range r.Mirrors() {
@@ -312,10 +298,7 @@ func TestReportAddsUp(t *testing.T) {
 	if before != rep.TokensBefore || after != rep.TokensAfter || results != rep.Results || summarized != rep.Summarized || len(rep.Changes) != rep.Summarized {
 		t.Errorf("rows add up to %d → %d tokens, %d results, %d summarized; report %+v", before, after, results, summarized, rep)
 	}
-	out, err := transcript.Parse(tr.Bytes(), transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := transcripttest.Parse(t, tr.Bytes())
 	recount := newFilter(t, Options{Trigger: 1 << 30}).Apply(out)
 	if recount.TokensBefore != rep.TokensAfter {
 		t.Errorf("tokens after: reported %d, recounted %d", rep.TokensAfter, recount.TokensBefore)

@@ -1,6 +1,7 @@
 package truncate
 
 import (
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"os"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestCorpusInvariants(t *testing.T) {
 
 func checkCuts(t *testing.T, in, out []byte, opts Options) {
 	t.Helper()
-	before, after := load(t, in), load(t, out)
+	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	refs := marker.Referenced(before)
 	cut := 0
 	for i, r := range after.Results {
@@ -127,7 +128,7 @@ func TestCorpusPipeline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := load(t, once)
+		tr := transcripttest.Parse(t, once)
 		var cut []bool
 		for _, r := range tr.Results {
 			cut = append(cut, IsCut(r.Text()))
@@ -139,7 +140,7 @@ func TestCorpusPipeline(t *testing.T) {
 		if err := invariant.Compare(once, twice); err != nil {
 			t.Fatalf("%s: %v", testutil.Name(f), err)
 		}
-		for i, r := range load(t, twice).Results {
+		for i, r := range transcripttest.Parse(t, twice).Results {
 			if cut[i] && r.Text() != tr.Results[i].Text() {
 				t.Errorf("%s: %s was cut again", testutil.Name(f), r.CallID)
 			}

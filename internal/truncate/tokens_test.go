@@ -9,7 +9,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // splitsAddUp checks that s has as many tokens as its pieces cut at every
@@ -47,10 +47,7 @@ func TestSplitPointsAddUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, err := transcript.Parse(data, transcript.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr := transcripttest.Parse(t, data)
 			for i, r := range tr.Results {
 				if i%3 == 0 && strings.Contains(r.Text(), "\n") {
 					texts = append(texts, r.Text())

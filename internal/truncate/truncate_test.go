@@ -9,16 +9,8 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
-
-func load(t *testing.T, data []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := transcript.Parse(data, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
 
 func session(t *testing.T, name string) []byte {
 	t.Helper()
@@ -32,12 +24,12 @@ func session(t *testing.T, name string) []byte {
 // run applies opts to data and returns the transcript before and after.
 func run(t *testing.T, data []byte, opts Options) (before, after *transcript.Transcript, rep Report) {
 	t.Helper()
-	tr := load(t, data)
+	tr := transcripttest.Parse(t, data)
 	rep, err := Apply(tr, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return load(t, data), load(t, tr.Bytes()), rep
+	return transcripttest.Parse(t, data), transcripttest.Parse(t, tr.Bytes()), rep
 }
 
 // cutIDs lists the calls whose results were cut.
