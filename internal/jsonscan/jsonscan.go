@@ -6,7 +6,8 @@
 // strings. A Value is a JSON value's raw text and where it starts in the
 // input; Fields walks an object once for several keys, Each walks an array,
 // and Str decodes a string only when asked. The input must be valid JSON
-// (gjson.Valid): that is what lets the scanner be this small.
+// (Check): that is what lets the scanner be this small. Nothing here
+// recurses, so no input can exhaust the stack.
 package jsonscan
 
 import (
@@ -100,17 +101,17 @@ func (v Value) Get(key string) Value { return v.Fields(key)[0] }
 
 // Fields returns the values of the given keys of an object, in the order
 // asked, in one pass over it. A missing key, or a value that is not an
-// object, gives values that do not exist; a repeated key gives its first
-// value, as gjson does.
+// object, gives values that do not exist; a repeated key gives its last
+// value, as encoding/json and Python's json do, and so the agents that
+// wrote the file.
 func (v Value) Fields(keys ...string) []Value {
 	out := make([]Value, len(keys))
 	if !v.IsObject() {
 		return out
 	}
-	left := len(keys)
 	s := v.Raw
 	i := 1
-	for left > 0 {
+	for {
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] != '"' {
 			break // '}' or the end
@@ -124,9 +125,8 @@ func (v Value) Fields(keys ...string) []Value {
 			break // not valid JSON: stop rather than loop
 		}
 		for j, want := range keys {
-			if !out[j].Exists() && keyIs(key, want) {
+			if keyIs(key, want) {
 				out[j] = Value{Raw: s[i:vEnd], Off: v.Off + i}
-				left--
 				break
 			}
 		}
