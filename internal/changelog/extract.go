@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -39,11 +40,11 @@ func changesOf(c *transcript.Call, cwd string) []fileChange {
 		return shellChanges(c, norm)
 	}
 	in := c.Input
-	if !gjson.Valid(in) {
+	if !jsonscan.Valid(in) {
 		// A custom tool's free-form input: Codex's apply_patch.
 		return patchChanges(c, in, norm)
 	}
-	args := gjson.Parse(in)
+	args := gjson.Parse(jsonscan.LastWins(in)) // of repeated keys, the last, as the tool saw
 	for _, key := range patchKeys {
 		if v := args.Get(key); v.Type == gjson.String && isPatch(v.Str) {
 			return patchChanges(c, v.Str, norm)

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 )
 
@@ -330,7 +328,7 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 		if ref.kind == inString && strings.HasPrefix(out.Raw, `"{`) {
 			// Some versions wrap the output as a JSON string of
 			// {"output": ..., "metadata": {"exit_code": ...}}.
-			if s := out.Str(); gjson.Valid(s) {
+			if s := out.Str(); jsonscan.Valid(s) {
 				inner := jsonscan.Value{Raw: s}.Fields("output", "metadata")
 				if inner[0].IsString() {
 					ref.kind, ref.embedded, ref.value = inEmbedded, s, inner[0]

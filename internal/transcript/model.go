@@ -87,7 +87,7 @@ func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
 	switch {
 	case isText:
 		in = gjson.Result{Type: gjson.String, Str: input}
-	case gjson.Valid(input):
+	case jsonscan.Valid(input):
 		in = gjson.Parse(input)
 	}
 	kind, args := p.tools.Classify(name, in)
