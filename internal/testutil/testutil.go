@@ -79,7 +79,7 @@ func CorpusFiles(t testing.TB) []string {
 			return err
 		}
 		switch filepath.Ext(path) {
-		case ".json", ".jsonl":
+		case ".json", ".jsonl", ".traj":
 			files = append(files, path)
 		}
 		return nil

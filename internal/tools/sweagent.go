@@ -207,6 +207,14 @@ func (w Window) Range() Range {
 	return normalize(Range{Start: w.First, End: w.Last})
 }
 
+// Content is the text of the lines shown, each with its newline.
+func (w Window) Content() string {
+	if len(w.Lines) == 0 {
+		return ""
+	}
+	return strings.Join(w.Lines, "\n") + "\n"
+}
+
 // Whole reports whether the window shows every line of the file.
 func (w Window) Whole() bool { return w.First <= 1 && w.Last >= w.Total }
 
@@ -244,20 +252,20 @@ func ParseWindow(observation string) (Window, bool) {
 
 var stateLine = regexp.MustCompile(`(?m)^\((Open file|Current directory): (.*)\)\r?$`)
 
-// ObservationState reads the state SWE-agent prints after an observation:
-// "(Open file: PATH)" and "(Current directory: DIR)"; "" for what it does
-// not print, and for "n/a".
-func ObservationState(observation string) (openFile, dir string) {
+// ObservationState reads the state SWE-agent's older versions print after
+// an observation: "(Open file: PATH)", "" for "n/a", and whether it is
+// there; "(Current directory: DIR)", "" when it is not.
+func ObservationState(observation string) (openFile string, printed bool, dir string) {
 	for _, m := range stateLine.FindAllStringSubmatch(observation, -1) {
 		v := m[2]
 		if v == "n/a" {
 			v = ""
 		}
 		if m[1] == "Open file" {
-			openFile = v
+			openFile, printed = v, true
 		} else {
 			dir = v
 		}
 	}
-	return openFile, dir
+	return openFile, printed, dir
 }

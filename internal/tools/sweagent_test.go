@@ -102,11 +102,19 @@ func TestParseWindow(t *testing.T) {
 }
 
 func TestObservationState(t *testing.T) {
-	open, dir := ObservationState("8.2\n\n(Open file: /r/tests/a.py)\n(Current directory: /r)\nbash-$")
-	if open != "/r/tests/a.py" || dir != "/r" {
-		t.Errorf("state %q %q", open, dir)
+	cases := []struct {
+		text, open string
+		printed    bool
+		dir        string
+	}{
+		{"8.2\n\n(Open file: /r/tests/a.py)\n(Current directory: /r)\nbash-$", "/r/tests/a.py", true, "/r"},
+		{"Found 1 matches\r\n(Open file: n/a)\n(Current directory: /r)\nbash-$", "", true, "/r"},
+		{"8.2", "", false, ""},
 	}
-	if open, dir := ObservationState("Found 1 matches\r\n(Open file: n/a)\n(Current directory: /r)\nbash-$"); open != "" || dir != "/r" {
-		t.Errorf("state with no open file: %q %q", open, dir)
+	for _, c := range cases {
+		open, printed, dir := ObservationState(c.text)
+		if open != c.open || printed != c.printed || dir != c.dir {
+			t.Errorf("ObservationState(%q) = %q, %v, %q; want %q, %v, %q", c.text, open, printed, dir, c.open, c.printed, c.dir)
+		}
 	}
 }

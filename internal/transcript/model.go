@@ -23,6 +23,10 @@ type parser struct {
 	// Codex: exec_command_end events repeat a command's output and exit
 	// code, by call id.
 	eventEnds map[string]jsonscan.Value
+	// SWE-agent: the call whose observation the next message is, and how
+	// many actions came before.
+	sweOpen  *Call
+	sweSteps int
 }
 
 func (p *parser) parse(records []record) {
@@ -36,6 +40,8 @@ func (p *parser) parse(records []record) {
 			p.claudeCodeLine(r.v, r.pos)
 		case Codex:
 			p.codexRecord(r.v, r.pos)
+		case SWEAgent:
+			p.sweAgentMessage(r.v, r.pos)
 		}
 	}
 	if p.t.Format == Anthropic && p.t.Layout == Object {
@@ -46,6 +52,9 @@ func (p *parser) parse(records []record) {
 	}
 	p.pair()
 	p.attachEventEnds()
+	if p.t.Format == SWEAgent {
+		p.sweAgentState()
+	}
 }
 
 // attachEventEnds makes the outputs that Codex's exec_command_end events

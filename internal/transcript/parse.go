@@ -128,9 +128,14 @@ func document(src string, start int, layout Layout, format Format) (Layout, json
 }
 
 // messagesOf is the array of messages an object holds, and its key:
-// "messages" (a request body, a mini-swe-agent trajectory).
+// "messages" (a request body, a mini-swe-agent trajectory), or a SWE-agent
+// trajectory's "history".
 func messagesOf(root jsonscan.Value, format Format) (string, jsonscan.Value) {
-	return "messages", root.Get("messages")
+	f := root.Fields("messages", "history")
+	if format == SWEAgent || format == "" && !f[0].IsArray() && f[1].IsArray() {
+		return "history", f[1]
+	}
+	return "messages", f[0]
 }
 
 func jsonl(src string) (Layout, jsonscan.Value, []record, error) {
@@ -197,6 +202,9 @@ func (c *lineCounter) at(off int) int {
 
 // sniff tells the format from the records.
 func sniff(src string, root jsonscan.Value, layout Layout, records []record) (Format, error) {
+	if key, _ := messagesOf(root, ""); layout == Object && key == "history" {
+		return SWEAgent, nil
+	}
 	if layout == Object && root.Get("system").Exists() {
 		// A Messages API request body keeps the system prompt at the top.
 		for _, r := range records {
