@@ -83,7 +83,9 @@ type linesOp struct {
 func (o linesOp) apply(before string) (string, error) {
 	return patch.ReplaceLines(before, o.from, o.to, o.text)
 }
-func (o linesOp) pieces() []piece { return []piece{{new: o.text}} }
+
+// pieces is nil: the lines replaced are not in the call, only their number.
+func (o linesOp) pieces() []piece { return nil }
 
 // appendOp adds text at the end: cat >> F, tee -a.
 type appendOp struct{ text string }

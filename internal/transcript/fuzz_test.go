@@ -55,7 +55,7 @@ func fuzzParse(f *testing.F, format Format, seeds ...string) {
 }
 
 func FuzzParseAuto(f *testing.F) {
-	fuzzParse(f, "", "openai-array.json", "anthropic-array.json", "claude-code.jsonl", "codex.jsonl")
+	fuzzParse(f, "", "openai-array.json", "anthropic-array.json", "claude-code.jsonl", "codex.jsonl", "swe-agent.traj")
 }
 
 func FuzzParseOpenAI(f *testing.F) {
@@ -72,4 +72,9 @@ func FuzzParseClaudeCode(f *testing.F) {
 
 func FuzzParseCodex(f *testing.F) {
 	fuzzParse(f, Codex, "codex.jsonl", "codex-items.json")
+}
+
+func FuzzParseSWEAgent(f *testing.F) {
+	f.Add([]byte(`{"history":[{"role":"assistant","content":"x","action":"edit 1:1\nx\nend_of_edit\n"},{"role":"user","content":"[File: /a (1 lines total)]\n1:x\n(Open file: /a)"}],"trajectory":[{"action":"edit 1:1\nx\nend_of_edit\n","observation":"1:x"}]}`))
+	fuzzParse(f, SWEAgent, "swe-agent.traj", "swe-agent-fc.traj")
 }
