@@ -118,6 +118,9 @@ func (v Value) Fields(keys ...string) []Value {
 		}
 		kEnd := skipString(s, i)
 		key := s[i+1 : kEnd-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = decodeKey(key)
+		}
 		i = skipSpace(s, kEnd)
 		i = skipSpace(s, i+1) // the colon
 		vEnd := skipValue(s, i)
@@ -125,7 +128,7 @@ func (v Value) Fields(keys ...string) []Value {
 			break // not valid JSON: stop rather than loop
 		}
 		for j, want := range keys {
-			if keyIs(key, want) {
+			if key == want {
 				out[j] = Value{Raw: s[i:vEnd], Off: v.Off + i}
 				break
 			}
@@ -136,14 +139,6 @@ func (v Value) Fields(keys ...string) []Value {
 		}
 	}
 	return out
-}
-
-// keyIs compares a raw key (between its quotes) with a plain key.
-func keyIs(raw, want string) bool {
-	if raw == want {
-		return true
-	}
-	return strings.IndexByte(raw, '\\') >= 0 && gjson.Parse(`"`+raw+`"`).Str == want
 }
 
 // Each calls fn for every element of an array, in order, until fn returns

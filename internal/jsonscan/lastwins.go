@@ -92,6 +92,7 @@ func repeated(keys []string, starts []int) [][2]int {
 	return out
 }
 
+// decodeKey decodes a raw key (between its quotes).
 func decodeKey(raw string) string {
 	if strings.IndexByte(raw, '\\') < 0 {
 		return raw
