@@ -104,9 +104,7 @@ func BenchmarkCheck(b *testing.B) {
 			docs = append(docs, s)
 			continue
 		}
-		for _, line := range strings.Split(string(in), "\n") {
-			docs = append(docs, line)
-		}
+		docs = append(docs, strings.Split(string(in), "\n")...)
 	}
 	for b.Loop() {
 		for _, d := range docs {
