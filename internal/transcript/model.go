@@ -25,8 +25,8 @@ type parser struct {
 	eventEnds map[string]jsonscan.Value
 	// SWE-agent: the call whose observation the next message is, and how
 	// many actions came before.
-	sweOpen  *Call
-	sweSteps int
+	swePending *Call
+	sweSteps   int
 }
 
 func (p *parser) parse(records []record) {

@@ -23,8 +23,8 @@ func (p *parser) sweAgentMessage(v jsonscan.Value, pos Pos) {
 		return
 	}
 	m := p.message(role, pos)
-	open := p.sweOpen
-	p.sweOpen = nil
+	pending := p.swePending
+	p.swePending = nil
 	switch action := f[2].Str(); {
 	case role == "assistant" && strings.TrimSpace(action) != "":
 		m.Blocks = messageBlocks(f[1])
@@ -36,11 +36,11 @@ func (p *parser) sweAgentMessage(v jsonscan.Value, pos Pos) {
 			}
 			return false // one action, one call
 		})
-		p.sweOpen = p.call(m, id, tools.ActionName(action), action, true)
-	case role == "tool" || open != nil && role == "user":
+		p.swePending = p.call(m, id, tools.ActionName(action), action, true)
+	case role == "tool" || pending != nil && role == "user":
 		id := ""
-		if open != nil {
-			id = open.ID
+		if pending != nil {
+			id = pending.ID
 		}
 		f[4].Each(func(s jsonscan.Value) bool {
 			id = s.Str()
