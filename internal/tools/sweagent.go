@@ -224,6 +224,9 @@ var fileHeader = regexp.MustCompile(`(?m)^\[File: (.+) \((\d+) lines total\)\]\r
 // total)]" line, then the numbered lines that count up from it; false when
 // there is none.
 func ParseWindow(observation string) (Window, bool) {
+	if !strings.Contains(observation, "[File: ") {
+		return Window{}, false // most outputs: spare them the regexp
+	}
 	m := fileHeader.FindStringSubmatchIndex(observation)
 	if m == nil {
 		return Window{}, false
