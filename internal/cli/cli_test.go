@@ -42,8 +42,7 @@ func TestScripts(t *testing.T) {
 	root := testutil.Root(t)
 	fixtures := filepath.Join(root, "testdata", "formats")
 	corpus := testutil.CorpusDir(t)
-	_, err := os.Stat(corpus)
-	haveCorpus := err == nil
+	haveCorpus := len(testutil.CorpusIfPresent(t)) > 0
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -166,7 +165,7 @@ func TestReorder(t *testing.T) {
 // TestTeeCorpus: with --tee, every real transcript passes through byte for
 // byte, and the report goes to stderr.
 func TestTeeCorpus(t *testing.T) {
-	for _, path := range testutil.CorpusFiles(t) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package count
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -48,10 +47,7 @@ func TestGolden(t *testing.T) {
 // result tokens, and a merge of one report is that report.
 func TestSums(t *testing.T) {
 	ctr := counter(t)
-	files := testutil.Fixtures(t)
-	if dir := testutil.CorpusDir(t); dirExists(dir) {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := testutil.FixturesAndCorpus(t)
 	var reports []Report
 	for _, path := range files {
 		r := Count(transcripttest.Load(t, path), ctr, -1)
@@ -94,11 +90,6 @@ func TestSums(t *testing.T) {
 	if m.Tokens != want || len(m.Largest) != 3 {
 		t.Errorf("merge of %d reports: %d tokens and %d largest, want %d and 3", len(reports), m.Tokens, len(m.Largest), want)
 	}
-}
-
-func dirExists(dir string) bool {
-	st, err := os.Stat(dir)
-	return err == nil && st.IsDir()
 }
 
 func TestRereads(t *testing.T) {

@@ -30,11 +30,7 @@ var configs = []struct {
 
 // inputs are the fixtures and, where it is present, the corpus.
 func inputs(t *testing.T) []string {
-	files := testutil.Fixtures(t)
-	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
-	return files
+	return testutil.FixturesAndCorpus(t)
 }
 
 // TestInvariants runs every design.md invariant (invariant.Check) over every
