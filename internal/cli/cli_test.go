@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -52,8 +53,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "corpus" {
+			switch cond {
+			case "corpus":
 				return haveCorpus, nil
+			case "root": // permissions do not stop root
+				return os.Geteuid() == 0, nil
 			}
 			return false, errors.New("unknown condition " + cond)
 		},
@@ -76,6 +80,47 @@ func TestScripts(t *testing.T) {
 				if got != want {
 					ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 				}
+			},
+			// islink FILE checks that FILE is a symbolic link.
+			"islink": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: islink FILE")
+				}
+				st, err := os.Lstat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if isLink := st.Mode()&os.ModeSymlink != 0; isLink == neg {
+					ts.Fatalf("%s: link %v, want %v", args[0], isLink, !neg)
+				}
+			},
+			// mode FILE PERM checks FILE's permission bits (octal).
+			"mode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: mode FILE PERM")
+				}
+				want, err := strconv.ParseUint(args[1], 8, 32)
+				ts.Check(err)
+				st, err := os.Stat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if got := st.Mode().Perm(); got != os.FileMode(want) {
+					ts.Fatalf("%s: mode %#o, want %#o", args[0], got, want)
+				}
+			},
+			// age FILE DURATION sets FILE's modification time DURATION back.
+			"age": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: age FILE DURATION")
+				}
+				d, err := time.ParseDuration(args[1])
+				ts.Check(err)
+				then := time.Now().Add(-d)
+				ts.Check(os.Chtimes(ts.MkAbs(args[0]), then, then))
+			},
+			// mkfifo FILE makes a named pipe.
+			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: mkfifo FILE")
+				}
+				ts.Check(mkfifo(ts.MkAbs(args[0])))
 			},
 		},
 	})
@@ -111,9 +156,11 @@ func shell(t *testing.T) (run func(script string, env ...string) (string, string
 	}, dir
 }
 
-// TestBrokenPipe runs ctx-count | head in a shell: the report is cut, and
-// ctx-count ends quietly with status 0.
-func TestBrokenPipe(t *testing.T) {
+// TestTeeBrokenPipe runs ctx-count --tee | head in a shell: the transcript
+// passed on is cut, but the report still reaches stderr, and the status (1)
+// and one line after the report say what happened. (Without --tee, a closed
+// pipe ends a run quietly: TestRunBrokenPipeIsQuiet, TestTruncatePipeline.)
+func TestTeeBrokenPipe(t *testing.T) {
 	run, dir := shell(t)
 	// A transcript far larger than a pipe's buffer.
 	var b strings.Builder
@@ -128,8 +175,16 @@ func TestBrokenPipe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "in.json"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, errs, err := run(`ctx-count --tee in.json | head -c 10 >/dev/null`); err != nil || errs != "" {
-		t.Fatalf("ctx-count | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
+	out, errs, err := run(`ctx-count --tee in.json | head -c 10 >/dev/null; echo "${PIPESTATUS[0]}"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "1\n" {
+		t.Errorf("ctx-count --tee | head exited with %q, want 1", out)
+	}
+	report, last, _ := strings.Cut(strings.TrimSuffix(errs, "\n"), "\nctx-count: ")
+	if !strings.Contains(report, "  total ") || !strings.HasPrefix(last, "--tee: stdout was closed after ") || !strings.HasSuffix(last, " of 600,001 bytes: the transcript passed on is cut") {
+		t.Errorf("stderr: %q, want the report, then the line that says the transcript was cut", errs)
 	}
 }
 

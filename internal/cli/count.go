@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/count"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // Count is ctx-count.
@@ -57,16 +59,17 @@ func runCount(e *Env) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := e.Inputs()
+	srcs, err := e.Sources()
 	if err != nil {
 		return err
 	}
 	tee := e.Bool("tee")
-	if tee && len(inputs) > 1 {
-		return Usagef("--tee passes one transcript through; %d given", len(inputs))
+	if tee && (len(srcs) > 1 || srcs[0].dir) {
+		return Usagef("--tee passes one transcript through; %d given", len(srcs))
 	}
 	s := count.Summary{Version: count.SchemaVersion, Encoding: ctr.Name()}
-	for _, in := range inputs {
+	var teed []byte
+	err = e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
@@ -74,12 +77,19 @@ func runCount(e *Env) error {
 		r := count.Count(t, ctr, top)
 		r.File = in.Display()
 		s.Files = append(s.Files, r)
+		if tee {
+			teed = in.Data
+		}
+		return nil
+	})
+	if err != nil || len(s.Files) == 0 {
+		return err
 	}
 	s.Total = s.Files[0]
 	if len(s.Files) > 1 {
 		s.Total = count.Merge(s.Files, top)
-		s.Total.File = ""
 	}
+	s.Total.File = "" // the total is of every file, even of one
 	if budget > 0 {
 		s.Budget = count.NewBudget(budget, s.Total.Tokens)
 	}
@@ -110,8 +120,16 @@ func runCount(e *Env) error {
 		return err
 	}
 	if tee {
-		if _, err := e.Stdout.Write(inputs[0].Data); err != nil {
-			return err
+		if n, err := e.Stdout.Write(teed); err != nil {
+			// The report still goes out, and the status says that the
+			// transcript passed on was cut.
+			if _, err := reportTo.Write(report.Bytes()); err != nil {
+				return err
+			}
+			if isBrokenPipe(err) {
+				err = errors.New("stdout was closed")
+			}
+			return Failf("--tee: %v after %s of %s bytes: the transcript passed on is cut", err, textfmt.Int(n), textfmt.Int(len(teed)))
 		}
 	}
 	_, err = reportTo.Write(report.Bytes())
