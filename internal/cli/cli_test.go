@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -257,5 +258,32 @@ func TestTruncatePipeline(t *testing.T) {
 	}
 	if _, errs, err := run(`ctx-truncate "$S" | head -c 10 >/dev/null`, session); err != nil || errs != "" {
 		t.Errorf("ctx-truncate | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
+	}
+}
+
+// TestErrorsEscapeNames: a file name is printed escaped in an error, in a
+// --stats line and in ctx-count's headline, so that a hostile name found in
+// a directory cannot drive the terminal.
+func TestErrorsEscapeNames(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "s\x1b[2J.jsonl")
+	bad := filepath.Join(dir, "b\x1b]0;x\x07.jsonl")
+	if err := os.WriteFile(good, []byte(`{"role":"user","content":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("{\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw := regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f]")
+	var stdout, stderr bytes.Buffer
+	code := Run(Dedupe, []string{"ctx-dedupe", "--stats", "-o", filepath.Join(dir, "out"), dir}, strings.NewReader(""), &stdout, &stderr)
+	if code != ExitFailure || raw.MatchString(stderr.String()) ||
+		!strings.Contains(stderr.String(), `b\x1b]0;x\x07.jsonl:`) || !strings.Contains(stderr.String(), `s\x1b[2J.jsonl: 0 reads`) {
+		t.Errorf("exit %d, stderr %q: want 1, and both names escaped", code, stderr.String())
+	}
+	stdout.Reset()
+	code = Run(Count, []string{"ctx-count", good}, strings.NewReader(""), &stdout, &stderr)
+	if code != ExitOK || raw.MatchString(stdout.String()) || !strings.Contains(stdout.String(), `s\x1b[2J.jsonl: openai, `) {
+		t.Errorf("exit %d, stdout %q: want 0, and the name escaped", code, stdout.String())
 	}
 }

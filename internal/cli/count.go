@@ -65,7 +65,7 @@ func runCount(e *Env) error {
 	}
 	tee := e.Bool("tee")
 	if tee && (len(srcs) > 1 || srcs[0].dir) {
-		return Usagef("--tee passes one transcript through; %d given", len(srcs))
+		return Usagef("--tee passes one transcript through; a directory or %d files given", len(srcs))
 	}
 	s := count.Summary{Version: count.SchemaVersion, Encoding: ctr.Name()}
 	var teed []byte
