@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -25,9 +26,24 @@ const (
 	ExitUsage   = 2 // bad flags or arguments
 )
 
-// Version is the toolkit's version, set at build time with
+// Version is the toolkit's version when a build sets it, as a packager
+// building without the module's history may:
 // -ldflags "-X github.com/ctxkit/ctxkit/internal/cli.Version=v1.2.3".
-var Version = "dev"
+// Else --version reads the module's version from the build info.
+var Version string
+
+// version is what --version prints: Version, else the main module's version
+// as the go command stamped it (v1.2.3 from go install ...@v1.2.3, a
+// pseudo-version from go build in a checkout), else "dev".
+func version(set string, buildInfo func() (*debug.BuildInfo, bool)) string {
+	if set != "" {
+		return set
+	}
+	if info, ok := buildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
 
 // Command describes one binary.
 type Command struct {
@@ -104,7 +120,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
 		Description:     cmd.Description + filesHelp(cmd.Flags) + exitCodesHelp,
-		Version:         Version,
+		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,
 		Reader:          stdin,

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -285,5 +286,30 @@ func TestErrorsEscapeNames(t *testing.T) {
 	code = Run(Count, []string{"ctx-count", good}, strings.NewReader(""), &stdout, &stderr)
 	if code != ExitOK || raw.MatchString(stdout.String()) || !strings.Contains(stdout.String(), `s\x1b[2J.jsonl: openai, `) {
 		t.Errorf("exit %d, stdout %q: want 0, and the name escaped", code, stdout.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	built := func(v string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/ctxkit/ctxkit", Version: v}}, true
+		}
+	}
+	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	cases := []struct {
+		name, set string
+		info      func() (*debug.BuildInfo, bool)
+		want      string
+	}{
+		{"go install @v1.2.3", "", built("v1.2.3"), "v1.2.3"},
+		{"go build in a checkout", "", built("v0.0.0-20260101120000-abcdef123456+dirty"), "v0.0.0-20260101120000-abcdef123456+dirty"},
+		{"go run, no version stamped", "", built("(devel)"), "dev"},
+		{"no build info", "", none, "dev"},
+		{"-ldflags -X", "v9.9.9", built("v1.2.3"), "v9.9.9"},
+	}
+	for _, c := range cases {
+		if got := version(c.set, c.info); got != c.want {
+			t.Errorf("%s: version %q, want %q", c.name, got, c.want)
+		}
 	}
 }
