@@ -20,7 +20,7 @@ type filterStep struct {
 	args []string
 }
 
-// pipeline is design.md's pipeline, with ctx-summarize's protection lowered
+// pipeline is the README's pipeline, with ctx-summarize's protection lowered
 // so that it acts on small transcripts too.
 var pipeline = []filterStep{
 	{Dedupe, []string{"--all-tools"}},

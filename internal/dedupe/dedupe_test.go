@@ -268,7 +268,7 @@ func inputs(t *testing.T) []string {
 
 // TestInvariants runs ctx-dedupe over every fixture and corpus file with
 // several settings (the default only under -race or -short): every
-// invariant of design.md holds, and every pointer and diff holds.
+// invariant of docs/model.md holds, and every pointer and diff holds.
 func TestInvariants(t *testing.T) {
 	settings := map[string]func(*Options){
 		"default": nil,

@@ -33,7 +33,7 @@ func inputs(t *testing.T) []string {
 	return testutil.FixturesAndCorpus(t)
 }
 
-// TestInvariants runs every design.md invariant (invariant.Check) over every
+// TestInvariants runs every invariant of docs/model.md (invariant.Check) over every
 // fixture and corpus file with each configuration, and checks what
 // ctx-summarize adds: only old results of kinds it may summarize change,
 // into [ctx-summarize] summaries that name the tool, the target and how the

@@ -28,7 +28,7 @@ func corpusOptions(t *testing.T) map[string]Options {
 	}
 }
 
-// TestCorpusInvariants checks every invariant of design.md on every file of
+// TestCorpusInvariants checks every invariant of docs/model.md on every file of
 // the corpus: same format and layout, byte for byte where nothing changed;
 // no message dropped or reordered; idempotent and deterministic; never more
 // tokens; pointers point at whole results; errors of failed calls survive;
