@@ -165,7 +165,8 @@ const exitCodesHelp = `
 
 EXIT CODES:
    0  success
-   1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure
+   1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure,
+      of any one file among several (the others are still done)
    2  bad usage (an unknown flag, a bad value)`
 
 func isBrokenPipe(err error) bool {

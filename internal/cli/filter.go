@@ -133,7 +133,7 @@ func collisions(dir string, srcs []Source) error {
 	inputs := map[string]string{}
 	for _, s := range srcs {
 		if s.Name != "-" && s.err == nil {
-			inputs[absPath(s.Name)] = s.Name
+			inputs[realPath(s.Name)] = s.Name
 		}
 	}
 	outputs := map[string]string{}
@@ -142,7 +142,7 @@ func collisions(dir string, srcs []Source) error {
 			continue
 		}
 		out := filepath.Join(dir, s.out)
-		key := absPath(out)
+		key := realPath(out)
 		if other, ok := outputs[key]; ok {
 			return Usagef("-o %s: %s and %s would both be written to %s: give them apart (one -o DIR each)", dir, other, s.Display(), out)
 		}
@@ -152,12 +152,4 @@ func collisions(dir string, srcs []Source) error {
 		}
 	}
 	return nil
-}
-
-// absPath is a path made absolute and clean, to compare with others.
-func absPath(p string) string {
-	if abs, err := filepath.Abs(p); err == nil {
-		return abs
-	}
-	return filepath.Clean(p)
 }

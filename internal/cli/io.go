@@ -56,7 +56,7 @@ func (e *Env) Sources() ([]Source, error) {
 	}
 	skip := ""
 	if dir := e.outDir(); dir != "" {
-		skip, _ = filepath.Abs(dir)
+		skip = realPath(dir)
 	}
 	var out []Source
 	stdin := false
@@ -82,31 +82,31 @@ func (e *Env) Sources() ([]Source, error) {
 	return out, nil
 }
 
-// walk lists the transcripts under a directory argument.
+// walk lists the transcripts under a directory argument. A link to a
+// directory is followed there (not below: WalkDir follows none), so that a
+// linked ~/.claude/projects works; the files keep the argument's name.
 func walk(root, skip string) []Source {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return []Source{{Name: root, err: fileError(root, err)}}
+	}
 	var out []Source
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			out = append(out, Source{Name: path, dir: true, err: fileError(path, err)})
+	err = filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+		rel, relErr := filepath.Rel(real, path)
+		if relErr != nil {
+			return relErr
+		}
+		name := filepath.Join(root, rel)
+		switch {
+		case err != nil:
+			out = append(out, Source{Name: name, dir: true, err: fileError(name, err)})
+			return nil
+		case d.IsDir() && realPath(path) == skip:
+			return filepath.SkipDir
+		case d.IsDir() || !isTranscriptName(d):
 			return nil
 		}
-		if d.IsDir() {
-			if abs, _ := filepath.Abs(path); abs == skip {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !isTranscriptName(d) {
-			return nil
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return err
-		}
-		out = append(out, Source{Name: path, out: rel, dir: true})
+		out = append(out, Source{Name: name, out: rel, dir: true})
 		return nil
 	})
 	if err != nil {
@@ -116,6 +116,18 @@ func walk(root, skip string) []Source {
 		return []Source{{Name: root, err: Failf("%s: a directory without transcripts (*.jsonl, *.json, *.traj)", root)}}
 	}
 	return out
+}
+
+// realPath is a path made absolute, its links resolved where it exists, to
+// compare with others.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
 }
 
 // isTranscriptName says whether a directory walk takes a file: not hidden
