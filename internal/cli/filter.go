@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -42,26 +44,21 @@ func (e *Env) Filter(apply func(name string, t *transcript.Transcript) (string, 
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}
+		// Straight from the input and the edits, without a copy of the
+		// whole output in memory.
+		var out io.WriterTo = t
+		if !t.Changed() {
+			out = bytes.NewReader(in.Data)
+		}
 		switch {
 		case dest.inPlace:
 			if t.Changed() {
-				err = files.write(in.Name, t.Bytes())
+				err = files.write(in.Name, out)
 			}
 		case dest.dir != "":
-			out := in.Data
-			if t.Changed() {
-				out = t.Bytes()
-			}
 			err = files.write(filepath.Join(dest.dir, in.out), out)
-		case t.Changed():
-			// Straight from the input and the edits, without a copy of
-			// the whole output in memory.
-			w := bufio.NewWriterSize(e.Stdout, 1<<20)
-			if _, err = t.WriteTo(w); err == nil {
-				err = w.Flush()
-			}
 		default:
-			_, err = e.Stdout.Write(in.Data)
+			err = copyTo(e.Stdout, out)
 		}
 		if err != nil {
 			return err
@@ -74,6 +71,16 @@ func (e *Env) Filter(apply func(name string, t *transcript.Transcript) (string, 
 		}
 		return nil
 	})
+}
+
+// copyTo writes content to w through a buffer: a transcript writes itself
+// in many small pieces.
+func copyTo(w io.Writer, content io.WriterTo) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if _, err := content.WriteTo(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // destination is where a filter's results go.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -31,14 +32,14 @@ type fileWriter struct {
 
 func newFileWriter() *fileWriter { return &fileWriter{swept: map[string]bool{}} }
 
-// write writes data to path atomically: a temporary file in the same
+// write writes content to path atomically: a temporary file in the same
 // directory, flushed to the disk, then renamed over path. A link is
 // followed: its target is rewritten and the link kept. An existing file
 // keeps its mode and, where permitted, its owner and group; a new one gets
 // the mode the umask gives. Only a regular file is replaced. Errors name the
 // file written (the link's target), never the temporary one, and the
 // temporary file is removed on any error.
-func (w *fileWriter) write(path string, data []byte) (err error) {
+func (w *fileWriter) write(path string, content io.WriterTo) (err error) {
 	target, err := filepath.EvalSymlinks(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		target, err = path, nil
@@ -71,7 +72,7 @@ func (w *fileWriter) write(path string, data []byte) (err error) {
 			err = fileError(target, err)
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	if err = copyTo(tmp, content); err != nil {
 		return err
 	}
 	if old != nil {

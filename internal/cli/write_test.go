@@ -30,7 +30,7 @@ func TestWriteSyncsBeforeRename(t *testing.T) {
 		}
 		return &fs.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
 	}
-	err := newFileWriter().write(path, []byte("new"))
+	err := newFileWriter().write(path, strings.NewReader("new"))
 	if err == nil || err.Error() != path+": input/output error" {
 		t.Errorf("error %q, want %q", err, path+": input/output error")
 	}
@@ -45,7 +45,7 @@ func TestWriteSyncsBeforeRename(t *testing.T) {
 	}
 
 	syncFile = (*os.File).Sync
-	if err := newFileWriter().write(path, []byte("new")); err != nil {
+	if err := newFileWriter().write(path, strings.NewReader("new")); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != "new" {
@@ -69,7 +69,7 @@ func TestWriteKeepsOwner(t *testing.T) {
 	if err := os.Chmod(path, 0o640|fs.ModeSetgid); err != nil {
 		t.Fatal(err)
 	}
-	if err := newFileWriter().write(path, []byte("new")); err != nil {
+	if err := newFileWriter().write(path, strings.NewReader("new")); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)
@@ -92,7 +92,7 @@ func TestWriteRefusesNonRegular(t *testing.T) {
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err := newFileWriter().write(path, []byte("new"))
+	err := newFileWriter().write(path, strings.NewReader("new"))
 	var ee *exitError
 	if !errors.As(err, &ee) || !strings.HasSuffix(err.Error(), "s.jsonl: not a regular file") {
 		t.Errorf("error %v, want a failure naming the file", err)

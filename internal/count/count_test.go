@@ -3,8 +3,11 @@ package count
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -127,4 +130,30 @@ func TestRereads(t *testing.T) {
 	if r.Errors != 1 {
 		t.Errorf("errors = %d, want 1", r.Errors)
 	}
+}
+
+// TestReportOutlivesInput: a report does not keep its transcript's bytes
+// alive, whatever --top, so that a batch of files is not all in memory at
+// once.
+func TestReportOutlivesInput(t *testing.T) {
+	ctr := counter(t)
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		for _, top := range []int{0, 1, -1} {
+			r, bytes := countFile(t, path, ctr, top)
+			runtime.GC()
+			if bytes.Value() != nil {
+				t.Errorf("%s, top %d: the report keeps the transcript's bytes", path, top)
+			}
+			runtime.KeepAlive(r)
+		}
+	}
+}
+
+// countFile counts a file, and returns a weak pointer to its bytes.
+func countFile(t *testing.T, path string, ctr tokens.Counter, top int) (Report, weak.Pointer[byte]) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Count(transcripttest.Parse(t, data), ctr, top), weak.Make(&data[0])
 }
