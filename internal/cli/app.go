@@ -61,7 +61,8 @@ type Env struct {
 	Name           string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	failed         bool // an input failed (fail): the run exits 1
+	failed         bool   // an input failed (fail): the run exits 1
+	input          Source // the input Each is working on
 }
 
 // fail reports a failure that does not stop the run, such as a bad file

@@ -74,7 +74,7 @@ func runDedupe(e *Env) error {
 		return Usagef("--%v", err)
 	}
 	stats := e.Bool(StatsFlag.Name)
-	return e.Filter(func(_ string, t *transcript.Transcript) (string, error) {
+	return e.Filter(func(t *transcript.Transcript) (string, error) {
 		r := f.Apply(t)
 		if !stats {
 			return "", nil

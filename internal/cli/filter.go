@@ -21,9 +21,9 @@ func FilterFlags(own ...ucli.Flag) []ucli.Flag {
 // Filter runs a filter over the inputs, one at a time: each is parsed,
 // given to apply, and written back in its own format, to stdout (one
 // input), in place (-i) or to a directory (-o DIR). A bad input gets its
-// error and the others go on (Each). apply gets the input's name and
-// returns the --stats line for its transcript.
-func (e *Env) Filter(apply func(name string, t *transcript.Transcript) (string, error)) error {
+// error and the others go on (Each). apply returns the --stats line for its
+// transcript; e.InputName names it.
+func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error {
 	srcs, err := e.Sources()
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (e *Env) Filter(apply func(name string, t *transcript.Transcript) (string, 
 		if err != nil {
 			return err
 		}
-		line, err := apply(in.Display(), t)
+		line, err := apply(t)
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}

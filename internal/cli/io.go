@@ -166,7 +166,9 @@ func fileError(name string, err error) error {
 // the others go on; the run then exits 1 (as gofmt and grep do). A usage
 // error or a closed stdout ends the run at once.
 func (e *Env) Each(srcs []Source, do func(in Input) error) error {
+	defer func() { e.input = Source{} }()
 	for _, s := range srcs {
+		e.input = s
 		err := s.err
 		if err == nil {
 			var in Input
@@ -185,6 +187,10 @@ func (e *Env) Each(srcs []Source, do func(in Input) error) error {
 	}
 	return nil
 }
+
+// InputName names the input that Each is giving to do, as messages name it:
+// for the code that do calls (a filter's apply, say) and that reports on it.
+func (e *Env) InputName() string { return e.input.Display() }
 
 // read reads one source.
 func (e *Env) read(s Source) (Input, error) {

@@ -116,9 +116,9 @@ func runSummarize(e *Env) error {
 		}
 	}
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
-	err = e.Filter(func(name string, t *transcript.Transcript) (string, error) {
+	err = e.Filter(func(t *transcript.Transcript) (string, error) {
 		r := f.Apply(t)
-		r.File = name
+		r.File = e.InputName()
 		report.Files = append(report.Files, r)
 		return r.String(), nil
 	})

@@ -124,7 +124,7 @@ func runTruncate(e *Env) error {
 	if err != nil {
 		return err
 	}
-	return e.Filter(func(_ string, t *transcript.Transcript) (string, error) {
+	return e.Filter(func(t *transcript.Transcript) (string, error) {
 		rep, err := truncate.Apply(t, opts)
 		return rep.String(), err
 	})
