@@ -101,7 +101,7 @@ func walk(root, skip string) []Source {
 		case err != nil:
 			out = append(out, Source{Name: name, dir: true, err: fileError(name, err)})
 			return nil
-		case d.IsDir() && realPath(path) == skip:
+		case d.IsDir() && skip != "" && realPath(path) == skip:
 			return filepath.SkipDir
 		case d.IsDir() || !isTranscriptName(d):
 			return nil
