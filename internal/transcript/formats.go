@@ -75,7 +75,15 @@ func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, 
 	case c.IsString():
 		ref.kind = inString
 	case c.IsArray():
-		images, keep := scanBlocks(c)
+		images, keep, texts := scanBlocks(c)
+		if len(texts) == 1 {
+			// One text block: its string is the text, and a rewrite
+			// replaces that string alone, so the array keeps its layout
+			// (a pretty-printed document keeps its lines).
+			ref.kind, ref.value = inString, texts[0]
+			ref.start, ref.end = texts[0].Span()
+			return ref, images
+		}
 		ref.kind, ref.keep = inBlocks, keep
 		return ref, images
 	default:

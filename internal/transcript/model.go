@@ -172,12 +172,13 @@ func messageBlocks(c jsonscan.Value) []Block {
 	return out
 }
 
-// scanBlocks reads the images of a result's array of blocks, and the raw
-// non-text blocks, which a rewrite keeps.
-func scanBlocks(c jsonscan.Value) (images []Block, keep []string) {
+// scanBlocks reads the images of a result's array of blocks, the raw
+// non-text blocks, which a rewrite keeps, and the values of the text blocks.
+func scanBlocks(c jsonscan.Value) (images []Block, keep []string, texts []jsonscan.Value) {
 	c.Each(func(blk jsonscan.Value) bool {
 		f := blk.Fields("type", "text")
 		if f[1].IsString() && isTextType(f[0].Str()) {
+			texts = append(texts, f[1])
 			return true
 		}
 		if img, ok := imageBlock(blk); ok {
@@ -186,7 +187,7 @@ func scanBlocks(c jsonscan.Value) (images []Block, keep []string) {
 		keep = append(keep, blk.Raw)
 		return true
 	})
-	return images, keep
+	return images, keep, texts
 }
 
 // blocksText joins the text blocks of an array of blocks with newlines.
