@@ -3,6 +3,7 @@ package transcript
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -27,6 +28,10 @@ type parser struct {
 	// many actions came before.
 	swePending *Call
 	sweSteps   int
+	// The time and the model of the record being read, for the messages
+	// it makes (stamps.go).
+	at    time.Time
+	model string
 }
 
 func (p *parser) parse(records []record) {
@@ -55,6 +60,7 @@ func (p *parser) parse(records []record) {
 	if p.t.Format == SWEAgent {
 		p.sweAgentState()
 	}
+	p.stampAll()
 }
 
 // attachEventEnds makes the outputs that Codex's exec_command_end events
@@ -84,7 +90,7 @@ func (p *parser) attachEventEnds() {
 
 // message appends a message to the model.
 func (p *parser) message(role string, pos Pos) *Message {
-	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos}
+	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.at, Model: p.model}
 	p.t.Messages = append(p.t.Messages, m)
 	return m
 }
