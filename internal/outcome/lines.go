@@ -1,0 +1,294 @@
+package outcome
+
+import (
+	"iter"
+	"strings"
+)
+
+// Kind is what a line that matters says.
+type Kind uint8
+
+// The kinds of lines, from the table in rules.go.
+const (
+	None      Kind = iota // an ordinary line
+	Error                 // an error message: a compiler's, a runtime's, an exception, a shell's, git's, npm's
+	Failure               // a failing test: --- FAIL, FAILED, ✕, ExUnit's "1) test"
+	Assertion             // what an assertion compared: AssertionError, expected:/actual:, pytest's E lines
+	Crash                 // a panic, a fatal runtime error, a signal: segmentation fault, Killed, out of memory
+	Trace                 // where it happened: a traceback's start, last frame and source line; Caused by; Rust's -->
+	Summary               // a test or build summary: "2 failed, 45 passed", "ok pkg", "BUILD FAILED"
+	Exit                  // an exit status: "exit status 1", "Process exited with code 2", <returncode>
+)
+
+var kindNames = [...]string{"none", "error", "failure", "assertion", "crash", "trace", "summary", "exit"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "none"
+}
+
+// IsError reports whether lines of this kind say what went wrong (Error,
+// Failure, Assertion, Crash, Trace), as opposed to a summary or an exit
+// status, which report how a run ended whether it went well or not. These
+// are the lines a failed call's output must keep.
+func (k Kind) IsError() bool { return k >= Error && k <= Trace }
+
+// Line is a line that matters.
+type Line struct {
+	N     int    // its 1-based number in the text
+	Start int    // the byte offset where it starts
+	Text  string // the line, without its newline (and carriage return)
+	Kind  Kind
+	At    int // the byte offset in Text where its wording was found; 0 for a line found by its context
+}
+
+// Classify says what one line is, by the table alone: without the lines
+// around it, a traceback's frames are not told apart (Lines does that).
+func Classify(line string) (Kind, bool) {
+	k, _ := classify(line)
+	return k, k != None
+}
+
+// classify runs the rules the line's keywords call for; the first that
+// matches classes it, and gives where.
+func classify(line string) (Kind, int) {
+	i, at := ruleOf(line)
+	if i < 0 {
+		return None, 0
+	}
+	return rules[i].kind, at
+}
+
+// ruleOf returns the index of the rule that classes line and where its
+// pattern matched, or -1.
+func ruleOf(line string) (int, int) {
+	mask := candidates(line)
+	for i := 0; mask != 0; i++ {
+		if mask&(1<<i) == 0 {
+			continue
+		}
+		mask &^= 1 << i
+		if loc := rules[i].re.FindStringIndex(line); loc != nil {
+			return i, loc[0]
+		}
+	}
+	return -1, 0
+}
+
+// Lines yields the lines of text that matter, in order. Beyond the table it
+// follows the lines around: in a Python traceback the frames are passed
+// over and the last one and its source line are yielded when the traceback
+// ends, with the exception line that ends it (an Error); the location line
+// under a Rust compiler error is a Trace.
+func Lines(text string) iter.Seq[Line] {
+	return func(yield func(Line) bool) {
+		var (
+			inTraceback          bool
+			frame, code          Line // the last frame of the open traceback, and its source line
+			afterCompilerMessage bool
+		)
+		// closeTraceback yields the last frame and its code; false when the
+		// caller stopped.
+		closeTraceback := func() bool {
+			ok := frame.Kind == None || yield(frame) && (code.Kind == None || yield(code))
+			inTraceback, frame, code = false, Line{}, Line{}
+			return ok
+		}
+		n, off := 0, 0
+		for rest := text; rest != ""; {
+			line, start := rest, off
+			if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+				line, rest, off = rest[:nl], rest[nl+1:], off+nl+1
+			} else {
+				rest, off = "", len(text)
+			}
+			line = strings.TrimSuffix(line, "\r")
+			n++
+			if inTraceback {
+				if line != "" && (line[0] == ' ' || line[0] == '\t') {
+					if tracebackFrame.MatchString(line) {
+						frame, code = Line{N: n, Start: start, Text: line, Kind: Trace}, Line{}
+					} else if frame.Kind != None && code.Kind == None {
+						code = Line{N: n, Start: start, Text: line, Kind: Trace}
+					}
+					continue
+				}
+				if !closeTraceback() {
+					return
+				}
+				if line != "" && !tracebackStart.MatchString(line) {
+					// The exception that ended the traceback.
+					if !yield(Line{N: n, Start: start, Text: line, Kind: Error}) {
+						return
+					}
+					continue
+				}
+			}
+			if afterCompilerMessage && rustLocation.MatchString(line) {
+				afterCompilerMessage = false
+				if !yield(Line{N: n, Start: start, Text: line, Kind: Trace}) {
+					return
+				}
+				continue
+			}
+			afterCompilerMessage = false
+			k, at := classify(line)
+			if k == None {
+				continue
+			}
+			if !yield(Line{N: n, Start: start, Text: line, Kind: k, At: at}) {
+				return
+			}
+			inTraceback = tracebackStart.MatchString(line)
+			afterCompilerMessage = compilerError.MatchString(line)
+		}
+		if inTraceback {
+			closeTraceback()
+		}
+	}
+}
+
+// The keys of the rules, found in one pass over a line.
+
+// key is a keyword and the rules (a bit each) that it runs.
+type key struct {
+	text  string // lower case, unless exact
+	exact bool   // match in this case only
+	rules uint64
+}
+
+func (k key) at(s string) bool {
+	if k.exact {
+		return strings.HasPrefix(s, k.text)
+	}
+	return hasPrefixFold(s, k.text)
+}
+
+// keysAt lists the keys by their first byte (lower case): those looked for
+// anywhere, and those looked for at the line's start.
+var keysAt, startKeysAt = func() (anywhere, start [256][]key) {
+	if len(rules) > 64 {
+		panic("outcome: more than 64 rules")
+	}
+	for i, r := range rules {
+		for _, k := range r.keys {
+			table := &anywhere
+			if strings.HasPrefix(k, "^") {
+				k, table = k[1:], &start
+			}
+			exact := strings.HasPrefix(k, "=")
+			if exact {
+				k = k[1:]
+			}
+			list := &table[lower(k[0])]
+			found := false
+			for j := range *list {
+				if (*list)[j].text == k && (*list)[j].exact == exact {
+					(*list)[j].rules |= 1 << i
+					found = true
+				}
+			}
+			if !found {
+				*list = append(*list, key{text: k, exact: exact, rules: 1 << i})
+			}
+		}
+	}
+	return anywhere, start
+}()
+
+// candidates returns the rules that a line's keywords call for.
+func candidates(line string) uint64 {
+	var mask uint64
+	if t := strings.TrimLeft(line, " \t"); t != "" {
+		for _, k := range startKeysAt[lower(t[0])] {
+			if k.at(t) {
+				mask |= k.rules
+			}
+		}
+	}
+	prevLetter, prevSmall := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		f := byteClass[c]
+		// Keys start words: after a non-letter, or a capital after a
+		// small letter (TypeError).
+		start := f&keyFirst != 0 && (f&isLetterByte == 0 || !prevLetter || f&isCapital != 0 && prevSmall)
+		prevLetter, prevSmall = f&isLetterByte != 0, f&isSmall != 0
+		if !start || i+1 < len(line) && !keyPairs.has(lower(c), lower(line[i+1])) {
+			continue
+		}
+		for _, k := range keysAt[lower(c)] {
+			if k.at(line[i:]) {
+				mask |= k.rules
+			}
+		}
+	}
+	return mask
+}
+
+// pairs is a set of two-byte prefixes (lower case).
+type pairs [1 << 16 / 64]uint64
+
+func (p *pairs) add(a, b byte) { p[(int(a)<<8|int(b))/64] |= 1 << ((int(a)<<8 | int(b)) % 64) }
+func (p *pairs) has(a, b byte) bool {
+	return p[(int(a)<<8|int(b))/64]&(1<<((int(a)<<8|int(b))%64)) != 0
+}
+
+// keyPairs holds the first two bytes of every key looked for anywhere: most
+// word starts are not one, and are passed over without trying the keys.
+var keyPairs = func() (p pairs) {
+	for c := range keysAt {
+		for _, k := range keysAt[c] {
+			if len(k.text) >= 2 {
+				p.add(lower(k.text[0]), lower(k.text[1]))
+			}
+		}
+	}
+	return p
+}()
+
+// byteClass says what a byte is, for the scan of candidates.
+var byteClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] |= isLetterByte | isSmall
+		t[c-'a'+'A'] |= isLetterByte | isCapital
+	}
+	for c := range keysAt {
+		if len(keysAt[c]) > 0 {
+			t[c] |= keyFirst
+			if 'a' <= c && c <= 'z' {
+				t[c-'a'+'A'] |= keyFirst
+			}
+		}
+	}
+	return t
+}()
+
+const (
+	isLetterByte = 1 << iota // an ASCII letter
+	isSmall                  // a small ASCII letter
+	isCapital                // a capital ASCII letter
+	keyFirst                 // the first byte of a key, in either case
+)
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasPrefixFold reports whether s starts with kw (lower case) in any case.
+func hasPrefixFold(s, kw string) bool {
+	if len(s) < len(kw) {
+		return false
+	}
+	for j := 0; j < len(kw); j++ {
+		if lower(s[j]) != kw[j] {
+			return false
+		}
+	}
+	return true
+}
