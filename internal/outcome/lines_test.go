@@ -147,20 +147,20 @@ func TestKindIsError(t *testing.T) {
 
 func TestLines(t *testing.T) {
 	text := strings.Join([]string{
-		"collected 3 items",                          // 1
-		"Traceback (most recent call last):",         // 2
-		`  File "a.py", line 3, in <module>`,         // 3
-		"    main()",                                 // 4
-		`  File "a.py", line 2, in main`,             // 5
-		"    raise ValueError('bad')",                // 6
-		"ValueError: bad",                            // 7
-		"error[E0425]: cannot find value `x`",        // 8
-		" --> src/main.rs:2:13",                      // 9
-		"  |",                                        // 10
-		"--- FAIL: TestX (0.00s)\r",                  // 11
-		"Traceback (most recent call last):",         // 12
-		`  File "b.py", line 1, in <module>`,         // 13
-		"    import nope",                            // 14
+		"collected 3 items",                   // 1
+		"Traceback (most recent call last):",  // 2
+		`  File "a.py", line 3, in <module>`,  // 3
+		"    main()",                          // 4
+		`  File "a.py", line 2, in main`,      // 5
+		"    raise ValueError('bad')",         // 6
+		"ValueError: bad",                     // 7
+		"error[E0425]: cannot find value `x`", // 8
+		" --> src/main.rs:2:13",               // 9
+		"  |",                                 // 10
+		"--- FAIL: TestX (0.00s)\r",           // 11
+		"Traceback (most recent call last):",  // 12
+		`  File "b.py", line 1, in <module>`,  // 13
+		"    import nope",                     // 14
 	}, "\n")
 	type got struct {
 		n    int

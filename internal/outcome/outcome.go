@@ -198,4 +198,3 @@ func (o Outcome) Message(text string) string {
 	}
 	return line
 }
-
