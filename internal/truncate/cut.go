@@ -100,7 +100,7 @@ func Cut(text string, r Rules) (string, bool) {
 // over reports whether text, of total chars, is longer than Max.
 func (r Rules) over(text string, total int) bool {
 	if r.TokenMode {
-		return additive(r.Counter) && minTokens(text, r.Max+1) > r.Max || atLeast(r.Counter, text, r.Max+1)
+		return tokens.Additive(r.Counter) && tokens.MinTokens(text, r.Max+1) > r.Max || tokens.AtLeast(r.Counter, text, r.Max+1)
 	}
 	return total > r.Max
 }
