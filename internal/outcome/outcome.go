@@ -57,19 +57,30 @@ type Outcome struct {
 	Session int
 }
 
-// HeadBytes is how much of a text's start Read looks at. A caller holding
-// only the start of a long text may pass its first HeadBytes bytes or more,
-// cut at the end of a line.
-const HeadBytes = 512
+// HeadBytes and TailBytes are how much of a text's start and end Read looks
+// at: the lines that end in its first HeadBytes bytes, and those that start
+// in its last TailBytes.
+const (
+	HeadBytes = 512
+	TailBytes = 512
+)
 
 // Read says how a call ended: failed when the format marks it so, when its
 // exit code is not 0, or, when no exit code is known, when its first line
 // starts with "Error:" (any case), as tools that report errors in their
 // text do. An exit code of 0 means the call did not fail, whatever its text
 // says, unless the format marks it as failed.
-func Read(text string, h Hint) Outcome {
+func Read(text string, h Hint) Outcome { return ReadEnds(text, text, h) }
+
+// ReadEnds is Read for a caller that holds only the ends of a long text:
+// head is its first HeadBytes+1 bytes or more, tail its last TailBytes+1
+// bytes or more (either may be the whole text).
+func ReadEnds(head, tail string, h Hint) Outcome {
 	o := Outcome{ExitCode: h.ExitCode, HasExitCode: h.HasExitCode}
-	code, hasCode := o.readHead(text)
+	code, hasCode := o.readHead(head)
+	if !hasCode && o.Session == 0 {
+		code, hasCode = readTail(tail)
+	}
 	if !o.HasExitCode {
 		o.ExitCode, o.HasExitCode = code, hasCode
 	}
@@ -78,7 +89,7 @@ func Read(text string, h Hint) Outcome {
 		o.Failed, o.Reason = true, "exit code "+strconv.Itoa(o.ExitCode)
 	case h.IsError:
 		o.Failed, o.Reason = true, "is_error"
-	case !o.HasExitCode && startsWithError(text):
+	case !o.HasExitCode && startsWithError(head):
 		o.Failed, o.Reason = true, "starts with Error:"
 	}
 	return o
@@ -122,6 +133,48 @@ func (o *Outcome) readHead(text string) (code int, hasCode bool) {
 		}
 	}
 	return code, hasCode
+}
+
+// readTail finds an exit code in the lines a tool puts after a command's
+// output: OpenHands' "[The command completed with exit code 1.]" trailer,
+// or a last line "Exit code: 1", "Exit code 1" or "Process exited with code
+// 1".
+func readTail(text string) (int, bool) {
+	if len(text) > TailBytes {
+		// Whole lines only: a number cut short would read as another.
+		cut := len(text) - TailBytes
+		text = text[cut+strings.IndexByte(text[cut:], '\n')+1:]
+	}
+	for rest := text; rest != ""; {
+		var line string
+		if i := strings.LastIndexByte(strings.TrimRight(rest, "\n"), '\n'); i >= 0 {
+			line, rest = rest[i+1:], rest[:i]
+		} else {
+			line, rest = rest, ""
+		}
+		line = strings.TrimSpace(line)
+		if inner, ok := strings.CutPrefix(line, "["); ok && strings.HasSuffix(inner, "]") {
+			// OpenHands: "[The command completed with exit code 1.]",
+			// "[Command finished with exit code 1]", "[Current working directory: …]"
+			inner = strings.TrimSuffix(strings.TrimSuffix(inner, "]"), ".")
+			for _, p := range []string{"The command completed with exit code ", "Command finished with exit code "} {
+				if n, tail, ok := leadingInt(strings.TrimPrefix(inner, p)); ok && tail == "" && strings.HasPrefix(inner, p) {
+					return n, true
+				}
+			}
+			continue
+		}
+		if line == "" {
+			continue
+		}
+		for _, p := range []string{"Exit code: ", "Exit code ", "Process exited with code "} {
+			if n, tail, ok := leadingInt(strings.TrimPrefix(line, p)); ok && tail == "" && strings.HasPrefix(line, p) {
+				return n, true
+			}
+		}
+		return 0, false
+	}
+	return 0, false
 }
 
 // codexHeaders start the lines Codex puts before a command's output, up

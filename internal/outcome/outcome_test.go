@@ -19,13 +19,13 @@ func TestRead(t *testing.T) {
 		{"Codex unified exec", "Chunk ID: 4bdf6f\nWall time: 1.2 seconds\nProcess exited with code 2\nOutput:\n", Hint{}, Outcome{Failed: true, Reason: "exit code 2", ExitCode: 2, HasExitCode: true}},
 		{"Codex shell", "Exit code: 3\nWall time: 0.1 seconds\nOutput:\n", Hint{}, Outcome{Failed: true, Reason: "exit code 3", ExitCode: 3, HasExitCode: true}},
 		{"Codex session", "Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 48230\nOriginal token count: 0\nOutput:\nBuilding...\n", Hint{}, Outcome{Session: 48230}},
-		{"an exit code in the output is not the header's", "Output:\nExit code: 4\n", Hint{}, Outcome{}},
-		{"Claude Code's form is the first line only", "ok\nExit code 5\n", Hint{}, Outcome{}},
+		{"an exit code in the output is not the header's", "Output:\nExit code: 4\nok\n", Hint{}, Outcome{}},
+		{"Claude Code's form is the first line only", "ok\nExit code 5\nmore\n", Hint{}, Outcome{}},
 		{"not a number alone", "Exit code 1 and more", Hint{}, Outcome{}},
 		{"not a number", "<returncode>x</returncode>", Hint{}, Outcome{}},
 		{"empty", "", Hint{}, Outcome{}},
-		{"past the head", strings.Repeat("Wall time: 1\n", 100) + "Exit code: 6\n", Hint{}, Outcome{}},
-		{"a number cut at the head's end", strings.Repeat("Wall time: 1\n", 38) + "Exit code: 123456789\n", Hint{}, Outcome{}},
+		{"past the head", strings.Repeat("Wall time: 1\n", 100) + "Exit code: 6\nmore\n", Hint{}, Outcome{}},
+		{"a number cut at the head's end", strings.Repeat("Wall time: 1\n", 38) + "Exit code: 123456789\noutput\n", Hint{}, Outcome{}},
 		{"the format's exit code wins", "Process exited with code 0\nOutput:\n", Hint{ExitCode: 1, HasExitCode: true}, Outcome{Failed: true, Reason: "exit code 1", ExitCode: 1, HasExitCode: true}},
 		{"is_error", "String to replace not found in file.", Hint{IsError: true}, Outcome{Failed: true, Reason: "is_error"}},
 		{"is_error with exit 0", "Exit code 0", Hint{IsError: true}, Outcome{Failed: true, Reason: "is_error", HasExitCode: true}},
@@ -34,6 +34,10 @@ func TestRead(t *testing.T) {
 		{"a tool_use_error", "<tool_use_error>File does not exist.</tool_use_error>", Hint{}, Outcome{Failed: true, Reason: "starts with Error:"}},
 		{"exit 0 beats an Error: line", "<returncode>0</returncode>\nError: printed on purpose", Hint{}, Outcome{HasExitCode: true}},
 		{"Error: later is not the first line", "ok\nError: x", Hint{}, Outcome{}},
+		{"an exit code on the last line", "--- FAIL: TestRun (0.00s)\nFAIL\nExit code: 1\n", Hint{}, Outcome{Failed: true, Reason: "exit code 1", ExitCode: 1, HasExitCode: true}},
+		{"OpenHands' trailer", "x\n[The command completed with exit code 2.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", Hint{}, Outcome{Failed: true, Reason: "exit code 2", ExitCode: 2, HasExitCode: true}},
+		{"an exit code above the last line is output", "output\nExit code: 1\nmore output\n", Hint{}, Outcome{}},
+		{"a running session has no exit code yet", "Chunk ID: a\nProcess running with session ID 3\nOutput:\nExit code 1\n", Hint{}, Outcome{Session: 3}},
 	}
 	for _, c := range cases {
 		if got := Read(c.text, c.hint); got != c.want {
@@ -42,14 +46,20 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// TestReadHead: Read gives the same answer on a long text and on its first
-// HeadBytes bytes cut at a line's end, as the model passes it.
-func TestReadHead(t *testing.T) {
-	text := "Chunk ID: x\nProcess exited with code 7\nOutput:\n" + strings.Repeat("line of output\n", 100)
-	head := text[:HeadBytes]
-	head = head[:strings.LastIndexByte(head, '\n')+1]
-	if a, b := Read(text, Hint{}), Read(head, Hint{}); a != b || a.ExitCode != 7 {
-		t.Errorf("whole %+v, head %+v", a, b)
+// TestReadEnds: Read gives the same answer on a long text as ReadEnds on
+// its first HeadBytes+1 and last TailBytes+1 bytes, as the model passes
+// them.
+func TestReadEnds(t *testing.T) {
+	for _, text := range []string{
+		"Chunk ID: x\nProcess exited with code 7\nOutput:\n" + strings.Repeat("line of output\n", 100),
+		strings.Repeat("Wall time: 1\n", 38) + "Exit code: 123456789\n",
+		"Error: " + strings.Repeat("x", 2000),
+		strings.Repeat("output\n", 300) + "Process exited with code 9\n",
+		strings.Repeat("output\n", 300) + "Exit code: 123456789" + strings.Repeat("\n", 500),
+	} {
+		if a, b := Read(text, Hint{}), ReadEnds(text[:HeadBytes+1], text[len(text)-TailBytes-1:], Hint{}); a != b {
+			t.Errorf("whole %+v, ends %+v", a, b)
+		}
 	}
 }
 

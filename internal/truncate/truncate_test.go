@@ -73,7 +73,7 @@ func TestApplyScope(t *testing.T) {
 }
 
 func TestApplyOrphansOnlyWithAll(t *testing.T) {
-	long := strings.Repeat("Error: line\\n", 2000)
+	long := strings.Repeat("output line\\n", 2000)
 	data := []byte(`[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"gone","content":"` + long + `"}]`)
 	if _, after, _ := run(t, data, Options{Rules: DefaultRules()}); strings.Contains(after.Results[0].Text(), "[ctx-truncate]") {
 		t.Error("an orphan result was cut without --all")
