@@ -195,7 +195,7 @@ func TestTruncatePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pipeline: %v\n%s", err, errs)
 	}
-	if !strings.HasPrefix(errs, "ctx-truncate: 7 of 12 results cut, ") || strings.Count(errs, "\n") != 1 {
+	if !strings.HasPrefix(errs, "ctx-truncate: 7 of 12 results changed ") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("stderr: %q, want the stats line alone", errs)
 	}
 	if !strings.Contains(out, "  saved ") || strings.Contains(out, "  saved        0") {

@@ -124,20 +124,18 @@ func runTruncate(e *Env) error {
 	if err != nil {
 		return err
 	}
+	f, err := truncate.New(opts)
+	if err != nil {
+		return Usagef("--%v", err)
+	}
 	return e.Filter(func(t *transcript.Transcript) (string, error) {
-		rep, err := truncate.Apply(t, opts)
-		return rep.String(), err
+		return f.Apply(t).String(), nil
 	})
 }
 
-// truncateOptions reads and checks the flags.
+// truncateOptions reads the flags; truncate.New checks their values.
 func truncateOptions(e *Env) (truncate.Options, error) {
 	var o truncate.Options
-	for _, name := range []string{"max-chars", "head", "tail", "max-tokens", "head-tokens", "tail-tokens", "keep-matches"} {
-		if e.Int(name) < 0 {
-			return o, Usagef("--%s must be 0 or more", name)
-		}
-	}
 	ctr, err := e.Counter()
 	if err != nil {
 		return o, err
@@ -171,18 +169,11 @@ func truncateOptions(e *Env) (truncate.Options, error) {
 	o.Rules = r
 	o.All = e.Bool("all")
 	o.KeepMirrors = e.Bool("keep-mirrors")
-	o.Totals = e.Bool(StatsFlag.Name)
-	if names := e.StringSlice("tools"); len(names) > 0 {
-		if o.All {
-			return o, Usagef("--tools and --all cannot be used together")
-		}
-		for _, n := range names {
-			if n = strings.TrimSpace(n); n != "" {
-				o.Tools = append(o.Tools, n)
-			}
-		}
-		if len(o.Tools) == 0 {
-			return o, Usagef("--tools: no tool named")
+	o.Measure = e.Bool(StatsFlag.Name)
+	if e.IsSet("tools") {
+		o.Tools = e.StringSlice("tools")
+		if o.Tools == nil {
+			o.Tools = []string{}
 		}
 	}
 	return o, nil

@@ -151,15 +151,19 @@ func TestGolden(t *testing.T) {
 			check(t, in, out, opts)
 			f, _ := New(opts)
 			tr := transcripttest.Parse(t, in)
+			plan := f.Plan(tr)
 			rep := f.Apply(tr)
-			testutil.Golden(t, filepath.Join("testdata", c.name+".golden"), []byte(dump(tr, rep, opts)))
+			if rep.Changed != len(plan.Changes) || rep.Results != len(tr.Results) || rep.Detail != plan.detail() {
+				t.Errorf("report %+v, plan of %d changes (%s)", rep, len(plan.Changes), plan.detail())
+			}
+			testutil.Golden(t, filepath.Join("testdata", c.name+".golden"), []byte(dump(tr, plan, opts)))
 		})
 	}
 }
 
 // dump renders what Apply did for a golden file: the report, then every
 // result, whole ones by size and replaced ones in full with their mirrors.
-func dump(tr *transcript.Transcript, rep Report, opts Options) string {
+func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v\n",
 		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors)
@@ -300,7 +304,7 @@ func TestInvariants(t *testing.T) {
 // the shipped example session has re-reads that become diffs.
 func TestFindsRereads(t *testing.T) {
 	f, _ := New(defaults(t))
-	rep := f.Apply(transcripttest.Parse(t, read(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))))
+	rep := f.Plan(transcripttest.Parse(t, read(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))))
 	if rep.Count(Diff) == 0 {
 		t.Errorf("example session: %d pointers, %d diffs; want diffs", rep.Count(Pointer), rep.Count(Diff))
 	}
@@ -341,7 +345,8 @@ func outcome(t *testing.T, in []byte, opts Options) string {
 		t.Fatal(err)
 	}
 	tr := transcripttest.Parse(t, in)
-	rep := f.Apply(tr)
+	rep := f.Plan(tr)
+	f.Apply(tr)
 	got := make([]string, len(tr.Results))
 	for i := range got {
 		got[i] = "="

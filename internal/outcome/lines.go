@@ -81,23 +81,30 @@ func ruleOf(line string) (int, int) {
 // follows the lines around: in a Python traceback the frames are passed
 // over and the last one and its source line are yielded when the traceback
 // ends, with the exception line that ends it (an Error); the location line
-// under a Rust compiler error is a Trace.
+// under a Rust compiler error is a Trace; and a message of go test -v
+// ("    x_test.go:12: …") is an Assertion unless the test it was printed
+// in then passes: t.Log prints the same way as t.Errorf.
 func Lines(text string) iter.Seq[Line] {
 	return func(yield func(Line) bool) {
 		var (
+			e                    emitter
 			inTraceback          bool
 			frame, code          Line // the last frame of the open traceback, and its source line
 			afterCompilerMessage bool
+			test                 string // the go test that runs, from its === RUN line
 		)
-		// closeTraceback yields the last frame and its code; false when the
-		// caller stopped.
-		closeTraceback := func() bool {
-			ok := frame.Kind == None || yield(frame) && (code.Kind == None || yield(code))
+		e.yield = yield
+		closeTraceback := func() {
+			if frame.Kind != None {
+				e.emit(frame, "")
+				if code.Kind != None {
+					e.emit(code, "")
+				}
+			}
 			inTraceback, frame, code = false, Line{}, Line{}
-			return ok
 		}
 		n, off := 0, 0
-		for rest := text; rest != ""; {
+		for rest := text; rest != "" && !e.stopped; {
 			line, start := rest, off
 			if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
 				line, rest, off = rest[:nl], rest[nl+1:], off+nl+1
@@ -115,39 +122,104 @@ func Lines(text string) iter.Seq[Line] {
 					}
 					continue
 				}
-				if !closeTraceback() {
-					return
-				}
+				closeTraceback()
 				if line != "" && !tracebackStart.MatchString(line) {
 					// The exception that ended the traceback.
-					if !yield(Line{N: n, Start: start, Text: line, Kind: Error}) {
-						return
-					}
+					e.emit(Line{N: n, Start: start, Text: line, Kind: Error}, "")
 					continue
 				}
 			}
 			if afterCompilerMessage && rustLocation.MatchString(line) {
 				afterCompilerMessage = false
-				if !yield(Line{N: n, Start: start, Text: line, Kind: Trace}) {
-					return
-				}
+				e.emit(Line{N: n, Start: start, Text: line, Kind: Trace}, "")
 				continue
 			}
 			afterCompilerMessage = false
+			if strings.HasPrefix(line, "=== ") {
+				if m := goTestStart.FindStringSubmatch(line); m != nil {
+					test = m[1]
+				}
+			}
 			k, at := classify(line)
-			if k == None {
-				continue
+			if k != None {
+				held := ""
+				if k == Assertion && test != "" && goTestMessage.MatchString(line) {
+					held = test
+				}
+				e.emit(Line{N: n, Start: start, Text: line, Kind: k, At: at}, held)
+				inTraceback = tracebackStart.MatchString(line)
+				afterCompilerMessage = compilerError.MatchString(line)
 			}
-			if !yield(Line{N: n, Start: start, Text: line, Kind: k, At: at}) {
-				return
+			if len(e.held) > 0 && strings.Contains(line, "--- ") {
+				if m := goTestEnd.FindStringSubmatch(line); m != nil {
+					e.verdict(m[2], m[1] == "FAIL")
+				}
 			}
-			inTraceback = tracebackStart.MatchString(line)
-			afterCompilerMessage = compilerError.MatchString(line)
 		}
 		if inTraceback {
 			closeTraceback()
 		}
+		e.flush(true)
 	}
+}
+
+// emitter yields lines in order, holding go test's messages (and the lines
+// after them) until the test they were printed in ends: a message of a test
+// that passes is dropped.
+type emitter struct {
+	yield   func(Line) bool
+	stopped bool
+	held    []heldLine // in order; the first is a message that awaits its verdict
+}
+
+type heldLine struct {
+	Line
+	test string // the test whose verdict it awaits; "" when it has none
+}
+
+// maxHeld bounds what waits for a verdict: past it the held lines are
+// yielded, as if their tests had failed.
+const maxHeld = 1000
+
+func (e *emitter) emit(l Line, test string) {
+	if e.stopped {
+		return
+	}
+	if len(e.held) == 0 && test == "" {
+		e.stopped = !e.yield(l)
+		return
+	}
+	e.held = append(e.held, heldLine{l, test})
+	if len(e.held) > maxHeld {
+		e.flush(true)
+	}
+}
+
+// verdict settles the held messages of a test: dropped when it passed or
+// was skipped, yielded when it failed.
+func (e *emitter) verdict(test string, failed bool) {
+	kept := e.held[:0]
+	for _, h := range e.held {
+		switch {
+		case h.test != test:
+			kept = append(kept, h)
+		case failed:
+			h.test = ""
+			kept = append(kept, h)
+		}
+	}
+	e.held = kept
+	e.flush(false)
+}
+
+// flush yields the held lines up to the first that still awaits a verdict,
+// or all of them.
+func (e *emitter) flush(all bool) {
+	i := 0
+	for ; i < len(e.held) && !e.stopped && (all || e.held[i].test == ""); i++ {
+		e.stopped = !e.yield(e.held[i].Line)
+	}
+	e.held = e.held[:copy(e.held, e.held[i:])]
 }
 
 // The keys of the rules, found in one pass over a line.

@@ -218,3 +218,45 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+// TestGoTestMessages: go test -v prints t.Log and t.Errorf alike; a
+// message is an Assertion unless its test then passes. Without -v (no ===
+// RUN lines) every message is one.
+func TestGoTestMessages(t *testing.T) {
+	verbose := strings.Join([]string{
+		"=== RUN   TestA",
+		"=== RUN   TestA/x",
+		"    a_test.go:5: connected in 3ms", // TestA/x passes: a log
+		"=== RUN   TestA/y",
+		"    a_test.go:9: got 1, want 2", // TestA/y fails
+		"=== RUN   TestB",
+		"    b_test.go:3: skipping on linux", // TestB is skipped
+		"--- SKIP: TestB (0.00s)",
+		"=== RUN   TestC",
+		"    c_test.go:7: never settled", // TestC's verdict is not in the text
+		"--- FAIL: TestA (0.00s)",
+		"    --- PASS: TestA/x (0.00s)",
+		"    --- FAIL: TestA/y (0.00s)",
+	}, "\n")
+	quiet := "--- FAIL: TestY (0.00s)\n    y_test.go:22: got 1, want 2\nFAIL\n"
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{verbose, []string{"    a_test.go:9: got 1, want 2", "    c_test.go:7: never settled", "--- FAIL: TestA (0.00s)", "    --- FAIL: TestA/y (0.00s)"}},
+		{quiet, []string{"--- FAIL: TestY (0.00s)", "    y_test.go:22: got 1, want 2", "FAIL"}},
+	} {
+		var got []string
+		last := 0
+		for l := range Lines(c.text) {
+			if l.N <= last {
+				t.Errorf("line %d after line %d", l.N, last)
+			}
+			last = l.N
+			got = append(got, l.Text)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Lines:\n got %q\nwant %q", got, c.want)
+		}
+	}
+}

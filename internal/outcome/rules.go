@@ -27,7 +27,8 @@ var rules = []rule{
 	// pytest's explanation lines: "E       assert 1 == 2"
 	{Assertion, []string{"^e "}, regexp.MustCompile(`^E {2,}\S`)},
 	// go test's t.Errorf: "    calc_test.go:22: Mul(7, 3) = 22, want 21"
-	{Assertion, []string{".go:"}, regexp.MustCompile(`^\s+[\w./-]+_test\.go:\d+: `)},
+	// (Lines drops those of a test that then passes: t.Log's.)
+	{Assertion, []string{".go:"}, goTestMessage},
 
 	// Crashes: panics, fatal runtime errors, signals.
 	{Crash, []string{"panic"}, regexp.MustCompile(`^panic: |\bpanicked at\b`)},
@@ -81,9 +82,13 @@ var rules = []rule{
 	{Exit, []string{"returncode"}, regexp.MustCompile(`<returncode>-?\d+</returncode>`)},
 }
 
-// Lines tracks these around the rules: a Python traceback, its frames, and
-// the location line under a Rust compiler error.
+// Lines tracks these around the rules: a Python traceback, its frames, the
+// location line under a Rust compiler error, and which test go test's
+// messages belong to.
 var (
+	goTestMessage  = regexp.MustCompile(`^\s+[\w./-]+_test\.go:\d+: `)
+	goTestStart    = regexp.MustCompile(`^=== (?:RUN|CONT)\s+(\S+)`)
+	goTestEnd      = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
 	tracebackStart = regexp.MustCompile(`^Traceback \(most recent call last\):`)
 	tracebackFrame = regexp.MustCompile(`^\s+File "`)
 	compilerError  = regexp.MustCompile(`^error(?:\[\w+\])?: `)

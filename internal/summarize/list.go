@@ -199,19 +199,6 @@ func tree(o output) ([]string, string, bool) {
 	return append(facts, "the tree is not shown here"), "", true
 }
 
-// isCodeMap reports whether a tool maps a repository or a file's structure
-// (Aider's repo map, Cline's list_code_definition_names, outline and
-// symbol tools).
-func isCodeMap(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range []string{"repo_map", "repomap", "repository_map", "code_map", "codemap", "structure", "outline", "definition", "symbols"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // codeMap counts the files a map covers and keeps its first characters.
 func codeMap(o output) ([]string, string, bool) {
 	files := 0

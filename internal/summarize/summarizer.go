@@ -83,7 +83,7 @@ func pick(c *transcript.Call, body string) kindSummary {
 		}
 		return shell
 	}
-	if isCodeMap(c.Name) {
+	if tools.IsCodeMap(c.Name) {
 		return codeMap
 	}
 	return other

@@ -142,3 +142,16 @@ func lastPart(name string) string {
 	}
 	return name
 }
+
+// IsCodeMap reports whether a tool maps a repository's or a file's structure
+// (Aider's repo map, Cline's list_code_definition_names, outline and symbol
+// tools): its output is a map of the code, not the code.
+func IsCodeMap(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"repo_map", "repomap", "repository_map", "code_map", "codemap", "structure", "outline", "definition", "symbols"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
@@ -311,7 +312,7 @@ func (c cut) markerLine(text string, kept int) string {
 	head, mid, tail := text[:c.h], text[c.h:c.t], text[c.t:]
 	cutRunes := c.total - c.headRunes - c.tailRunes
 	var b strings.Builder
-	b.WriteString("[ctx-truncate] ")
+	b.WriteString(MarkerPrefix)
 	b.WriteString(plural(c.total, "char", "chars"))
 	b.WriteString(", ")
 	b.WriteString(plural(lines(text), "line", "lines"))
@@ -372,7 +373,7 @@ var markerShape = func() *regexp.Regexp {
 }()
 
 // MarkerPrefix starts every ctx-truncate marker line.
-const MarkerPrefix = "[ctx-truncate] "
+var MarkerPrefix = marker.Line("truncate", "")
 
 // IsCut reports whether text is the output of a cut: one of its lines is a
 // ctx-truncate marker line, in the exact shape Cut writes, that says the

@@ -38,4 +38,3 @@ func fewerTokens(c tokens.Counter, text, head, mid, x, tail string, strict bool)
 	}
 	return tokens.AtLeast(c, head[p:]+mid+tail[:q], cut)
 }
-
