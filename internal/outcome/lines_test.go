@@ -10,8 +10,8 @@ import (
 // rules.go classes at least one of these lines (TestEveryRuleHasALine), and
 // the lines that the filters once disagreed on are here (the first group).
 var lineKinds = []struct {
-	line string
-	kind Kind
+	Text string
+	Kind Kind
 }{
 	// Lines on which ctx-truncate and ctx-summarize once gave different
 	// verdicts.
@@ -110,9 +110,9 @@ var lineKinds = []struct {
 
 func TestClassify(t *testing.T) {
 	for _, c := range lineKinds {
-		k, ok := Classify(c.line)
-		if k != c.kind || ok != (c.kind != None) {
-			t.Errorf("Classify(%q) = %v, %v; want %v", c.line, k, ok, c.kind)
+		k, ok := Classify(c.Text)
+		if k != c.Kind || ok != (c.Kind != None) {
+			t.Errorf("Classify(%q) = %v, %v; want %v", c.Text, k, ok, c.Kind)
 		}
 	}
 }
@@ -122,7 +122,7 @@ func TestClassify(t *testing.T) {
 func TestEveryRuleHasALine(t *testing.T) {
 	used := make([]bool, len(rules))
 	for _, c := range lineKinds {
-		if i, _ := ruleOf(c.line); i >= 0 {
+		if i, _ := ruleOf(c.Text); i >= 0 {
 			used[i] = true
 		}
 	}
@@ -201,7 +201,7 @@ func TestLines(t *testing.T) {
 
 func FuzzLines(f *testing.F) {
 	for _, c := range lineKinds {
-		f.Add(c.line + "\n" + c.line)
+		f.Add(c.Text + "\n" + c.Text)
 	}
 	f.Add("Traceback (most recent call last):\n  File \"x\"\n    y\nE: z\n")
 	f.Fuzz(func(t *testing.T, s string) {
