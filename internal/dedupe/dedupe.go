@@ -142,14 +142,14 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 // detail is the plan in words, for the stats line: "7 reads of 2 files: 1
 // pointer, 3 diffs".
 func (r Plan) detail() string {
-	s := plural(r.Reads, "read") + " of " + plural(r.Files, "file")
+	s := textfmt.Plural(r.Reads, "read", "reads") + " of " + textfmt.Plural(r.Files, "file", "files")
 	var kinds []string
 	for _, k := range []struct {
-		kind Kind
-		noun string
-	}{{Pointer, "pointer"}, {Diff, "diff"}, {Repeat, "repeated call"}} {
+		kind      Kind
+		one, many string
+	}{{Pointer, "pointer", "pointers"}, {Diff, "diff", "diffs"}, {Repeat, "repeated call", "repeated calls"}} {
 		if n := r.Count(k.kind); n > 0 {
-			kinds = append(kinds, plural(n, k.noun))
+			kinds = append(kinds, textfmt.Plural(n, k.one, k.many))
 		}
 	}
 	if len(kinds) > 0 {
@@ -377,12 +377,4 @@ func (a *apply) count(text string) int {
 		a.counts[text] = n
 	}
 	return n
-}
-
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n != 1 {
-		noun += "s"
-	}
-	return textfmt.Int(n) + " " + noun
 }

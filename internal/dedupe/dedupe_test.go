@@ -167,8 +167,8 @@ func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v\n",
 		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors)
-	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", plural(rep.Reads, "read"), plural(rep.Files, "file"),
-		plural(rep.Count(Pointer), "pointer"), plural(rep.Count(Diff), "diff"), plural(rep.Count(Repeat), "repeated call"))
+	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", textfmt.Plural(rep.Reads, "read", "reads"), textfmt.Plural(rep.Files, "file", "files"),
+		textfmt.Plural(rep.Count(Pointer), "pointer", "pointers"), textfmt.Plural(rep.Count(Diff), "diff", "diffs"), textfmt.Plural(rep.Count(Repeat), "repeated call", "repeated calls"))
 	changed := map[*transcript.Result]Change{}
 	for _, c := range rep.Changes {
 		changed[c.Result] = c

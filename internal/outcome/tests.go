@@ -43,19 +43,12 @@ func (c TestCounts) String() string {
 		if s != "" {
 			s += "; "
 		}
-		s += plural(c.Packages, "package", "packages")
+		s += textfmt.Plural(c.Packages, "package", "packages")
 		if c.PackagesFailed > 0 {
 			s += ", " + textfmt.Int(c.PackagesFailed) + " failed"
 		}
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return textfmt.Int(n) + " " + many
 }
 
 // The summary lines of test runners, and the counts in them.

@@ -266,7 +266,7 @@ func gitHistory(o output) ([]string, string, bool) {
 	h := parseHistory(o.body)
 	var facts []string
 	if h.commits > 0 {
-		facts = append(facts, plural(h.commits, "commit", "commits"))
+		facts = append(facts, textfmt.Plural(h.commits, "commit", "commits"))
 	}
 	detail := ""
 	if len(h.files) > 0 {
@@ -277,7 +277,7 @@ func gitHistory(o output) ([]string, string, bool) {
 			removed += c.removed
 			names[i] = c.path + " " + counts(c)
 		}
-		facts = append(facts, plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
+		facts = append(facts, textfmt.Plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
 		detail = "\n" + joinPaths(names, gitMaxPaths)
 	}
 	facts = append(facts, size(o.body), "the first "+textfmt.Int(gitHead)+" chars shown")

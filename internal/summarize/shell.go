@@ -1,6 +1,9 @@
 package summarize
 
-import "github.com/ctxkit/ctxkit/internal/outcome"
+import (
+	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+)
 
 const (
 	shellTail   = 3 // last lines kept of a command's output
@@ -14,9 +17,9 @@ func shell(o output) ([]string, string, bool) {
 	errs := errorLines(o.body, shellErrors)
 	last := tail(o.body, shellTail, total)
 	kept := merge(errs, last)
-	shown := "the last " + plural(len(last), "line", "lines") + " shown"
+	shown := "the last " + textfmt.Plural(len(last), "line", "lines") + " shown"
 	if n := len(kept) - len(last); n > 0 {
-		shown = plural(n, "error line", "error lines") + " and " + shown
+		shown = textfmt.Plural(n, "error line", "error lines") + " and " + shown
 	}
 	return []string{outcome.Tests(o.body).String(), size(o.body) + ", " + shown}, excerpt(o.body, total, kept), true
 }

@@ -77,3 +77,14 @@ func TestClip(t *testing.T) {
 		t.Errorf("RuneOffset(héllo, 2) = %d, want 3", got)
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}, {2040, "2,040 files"}} {
+		if got := Plural(c.n, "file", "files"); got != c.want {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

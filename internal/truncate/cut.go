@@ -313,18 +313,18 @@ func (c cut) markerLine(text string, kept int) string {
 	cutRunes := c.total - c.headRunes - c.tailRunes
 	var b strings.Builder
 	b.WriteString(MarkerPrefix)
-	b.WriteString(plural(c.total, "char", "chars"))
+	b.WriteString(textfmt.Plural(c.total, "char", "chars"))
 	b.WriteString(", ")
-	b.WriteString(plural(lines(text), "line", "lines"))
+	b.WriteString(textfmt.Plural(lines(text), "line", "lines"))
 	b.WriteString("; ")
-	b.WriteString(plural(cutRunes, "char", "chars"))
+	b.WriteString(textfmt.Plural(cutRunes, "char", "chars"))
 	headInside := head != "" && head[len(head)-1] != '\n'
 	tailInside := tail != "" && text[c.t-1] != '\n'
 	if !headInside && !tailInside {
-		b.WriteString(" (" + plural(lines(mid), "line", "lines") + ") cut here; kept the first ")
+		b.WriteString(" (" + textfmt.Plural(lines(mid), "line", "lines") + ") cut here; kept the first ")
 		b.WriteString(textfmt.Int(strings.Count(head, "\n")))
 		b.WriteString(" and last ")
-		b.WriteString(plural(lines(tail), "line", "lines"))
+		b.WriteString(textfmt.Plural(lines(tail), "line", "lines"))
 	} else {
 		from := 1 + strings.Count(head, "\n")
 		to := from + strings.Count(mid[:len(mid)-1], "\n")
@@ -345,22 +345,15 @@ func (c cut) markerLine(text string, kept int) string {
 		b.WriteString("; kept the first ")
 		b.WriteString(textfmt.Int(c.headRunes))
 		b.WriteString(" and last ")
-		b.WriteString(plural(c.tailRunes, "char", "chars"))
+		b.WriteString(textfmt.Plural(c.tailRunes, "char", "chars"))
 	}
 	if kept > 0 {
 		b.WriteString(" and ")
-		b.WriteString(plural(kept, "line that matters", "lines that matter"))
+		b.WriteString(textfmt.Plural(kept, "line that matters", "lines that matter"))
 		b.WriteString(" (numbered)")
 	}
 	b.WriteByte('.')
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return textfmt.Int(n) + " " + many
 }
 
 // The shape of a marker line, for IsCut.

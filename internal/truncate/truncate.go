@@ -8,6 +8,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/parallel"
 	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -101,7 +102,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	}
 	detail := ""
 	if mirrors > 0 {
-		detail = plural(mirrors, "copy", "copies") + " beside the results cut too"
+		detail = textfmt.Plural(mirrors, "copy", "copies") + " beside the results cut too"
 	}
 	var ctr tokens.Counter
 	if f.opts.Measure {
