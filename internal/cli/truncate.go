@@ -25,12 +25,13 @@ on line boundaries, and between them one line that says what was cut,
 
 followed by the lines of the cut middle that carry failures and results (errors, FAIL and
 --- FAIL, panic:, a Traceback with its last frame and exception, assertion messages, test
-summaries, exit codes), each with its line number, up to --keep-matches. The output of a failed
-call (marked as an error, or a non-zero exit code) keeps every error line. A cut that would
-not make a result shorter, or would give it more tokens, is not made.
+summaries, exit codes; docs/outcome.md), each with its line number, up to --keep-matches. The
+output of a failed call (a non-zero exit code, marked as an error, or an Error: first line)
+keeps every error line. A cut that would not make a result shorter, or would give it more
+tokens, is not made.
 
 Which results: those of shell tools (any call with a command line: Bash, exec_command, shell,
-run_shell, local_shell_call...) by default; --tools NAME,... names the tools instead, --all
+run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default; --tools NAME,... names the tools instead, --all
 takes every tool. Never cut: results of edits and writes, results that a ctx-* filter already
 replaced (they start with a [ctx-...] marker) or that a marker points at, and results already
 cut (a second run changes nothing). Copies of the output that a format keeps beside the result
