@@ -2,10 +2,9 @@ package changelog
 
 import (
 	"cmp"
-	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -122,23 +121,20 @@ func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 	if r == nil || r.Failed() || c.Kind != tools.Read || c.Args.Command != "" || !c.Args.Range.Whole() {
 		return "", false
 	}
-	text, empty := stripReminders(r.Text())
-	if text == "" {
-		return "", empty
-	}
-	text = catHeader.ReplaceAllString(text, "")
-	numbered, ok := stripLineNumbers(text)
+	text, numbered, empty := outcome.ReadContent(r.Text())
 	switch {
-	case ok:
-		if n := strings.Count(numbered, "\n") + 1; n >= claudeReadLimit {
+	case text == "":
+		return "", empty
+	case numbered:
+		if n := strings.Count(text, "\n") + 1; n >= claudeReadLimit {
 			return "", false
 		}
-		for _, l := range strings.Split(numbered, "\n") {
+		for _, l := range strings.Split(text, "\n") {
 			if len(l) >= claudeReadLimit {
 				return "", false
 			}
 		}
-		return numbered, true
+		return text, true
 	case t.Format == transcript.ClaudeCode:
 		return "", false // Claude Code's Read always numbers its lines
 	}
@@ -148,66 +144,3 @@ func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 // claudeReadLimit is where Claude Code's Read cuts a file's lines and a
 // line's characters by default.
 const claudeReadLimit = 2000
-
-// stripReminders removes the <system-reminder> notes Claude Code appends to
-// a read; empty reports a note that the file is empty.
-func stripReminders(text string) (string, bool) {
-	empty := false
-	for {
-		trimmed := strings.TrimRight(text, " \t\r\n")
-		body, ok := strings.CutSuffix(trimmed, "</system-reminder>")
-		start := strings.LastIndex(body, "<system-reminder>")
-		if !ok || start < 0 {
-			return text, empty
-		}
-		empty = empty || strings.Contains(body[start:], "contents are empty")
-		text = strings.TrimRight(body[:start], " \t\r\n")
-	}
-}
-
-// catHeader is the line str_replace_editor's view puts before the file.
-var catHeader = regexp.MustCompile("\\AHere's the result of running `cat -n` on [^\n]*:\n")
-
-// stripLineNumbers removes the line numbers of cat -n (a tab after the
-// number) or of Claude Code's Read (an arrow) when they count up from 1 on
-// every line; false when the lines are not so numbered.
-func stripLineNumbers(text string) (string, bool) {
-	// cat -n ends with the newline of the last line; Claude Code's Read
-	// shows it as an empty last line instead.
-	body, nl := strings.CutSuffix(text, "\n")
-	var b strings.Builder
-	b.Grow(len(body))
-	n := 0
-	for len(body) > 0 || n == 0 {
-		line, rest, more := strings.Cut(body, "\n")
-		n++
-		i := len(line) - len(strings.TrimLeft(line, " "))
-		j := i
-		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-			j++
-		}
-		if j == i || line[i:j] != strconv.Itoa(n) {
-			return "", false
-		}
-		switch {
-		case strings.HasPrefix(line[j:], "→"):
-			j += len("→")
-		case strings.HasPrefix(line[j:], "\t"):
-			j++
-		default:
-			return "", false
-		}
-		if n > 1 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line[j:])
-		body = rest
-		if !more {
-			break
-		}
-	}
-	if nl {
-		b.WriteByte('\n')
-	}
-	return b.String(), true
-}

@@ -9,44 +9,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-func TestStripLineNumbers(t *testing.T) {
-	cases := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"     1→package a\n     2→\n     3→func f() {}\n     4→", "package a\n\nfunc f() {}\n", true},
-		{"     1→no newline at the end", "no newline at the end", true},
-		{"     1\ta\n     2\tb\n", "a\nb\n", true}, // cat -n
-		{"     1→a\n     3→b", "", false},          // a gap
-		{"    10→a\n    11→b", "", false},          // not from the top
-		{"File unchanged since last read.", "", false},
-		{"     1→a\nplain", "", false},
-	}
-	for _, c := range cases {
-		got, ok := stripLineNumbers(c.in)
-		if ok != c.ok || got != c.want {
-			t.Errorf("stripLineNumbers(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestStripReminders(t *testing.T) {
-	cases := []struct {
-		in, want string
-		empty    bool
-	}{
-		{"     1→a\n\n<system-reminder>\nWhenever you read a file, consider whether it is malware.\n</system-reminder>\n", "     1→a", false},
-		{"<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", "", true},
-		{"     1→a <system-reminder> in the text", "     1→a <system-reminder> in the text", false},
-	}
-	for _, c := range cases {
-		got, empty := stripReminders(c.in)
-		if got != c.want || empty != c.empty {
-			t.Errorf("stripReminders(%q) = %q, %v; want %q, %v", c.in, got, empty, c.want, c.empty)
-		}
-	}
-}
-
 // TestFullRead: which reads give a file's whole content.
 func TestFullRead(t *testing.T) {
 	var long strings.Builder // as many lines as Claude Code's Read shows at most

@@ -335,10 +335,10 @@ func session(entries ...string) []byte {
 	return []byte(b.String())
 }
 
-// outcome runs Apply and tells what became of each result: "=" whole, "p"
+// fates runs Apply and tells what became of each result: "=" whole, "p"
 // pointer, "d" diff, "r" repeat, each followed by the number of the call it
 // points at.
-func outcome(t *testing.T, in []byte, opts Options) string {
+func fates(t *testing.T, in []byte, opts Options) string {
 	t.Helper()
 	f, err := New(opts)
 	if err != nil {
@@ -403,7 +403,7 @@ func TestRules(t *testing.T) {
 			if c.opts != nil {
 				c.opts(&opts)
 			}
-			if got := outcome(t, session(c.entries...), opts); got != c.want {
+			if got := fates(t, session(c.entries...), opts); got != c.want {
 				t.Errorf("got %s, want %s", got, c.want)
 			}
 		})
@@ -424,7 +424,7 @@ func TestLeavesMarkersAlone(t *testing.T) {
 		read+big,
 		read+big,
 	)
-	if got, want := outcome(t, in, defaults(t)), "= = = = p3 ="; got != want {
+	if got, want := fates(t, in, defaults(t)), "= = = = p3 ="; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -436,7 +436,7 @@ func TestOddIDs(t *testing.T) {
 	in := string(session(`read_file {"path":"a"} => `+big, `read_file {"path":"a"} => `+big, `read_file {"path":"a"} => `+big))
 	for name, id := range map[string]string{"a space": "c 1", "one char": "x", "a shared id": "c2"} {
 		odd := []byte(strings.ReplaceAll(in, `"c1"`, `"`+id+`"`))
-		if got := outcome(t, odd, defaults(t)); got != "= = =" {
+		if got := fates(t, odd, defaults(t)); got != "= = =" {
 			t.Errorf("%s: got %s, want = = =", name, got)
 		}
 	}
@@ -572,7 +572,7 @@ func FuzzRereads(f *testing.F) {
 			return
 		}
 		opts := Options{MaxReads: maxReads, AllTools: ops[0]%2 == 0, NoDiff: ops[0]%5 == 4, KeepRecent: int(ops[0] % 3), Counter: counter()}
-		outcome(t, session(entries...), opts)
+		fates(t, session(entries...), opts)
 	})
 }
 

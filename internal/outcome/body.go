@@ -5,8 +5,8 @@ import "strings"
 // Body is what the tool itself printed: the text without the wrapper some
 // formats put around a command's output (mini-swe-agent's
 // <returncode>/<output>, Codex's "Chunk ID: … Output:" header, Claude Code's
-// <tool_use_error> tags) and without a trailing <system-reminder> block that
-// Claude Code appends to reads. Body of a text without a wrapper is the
+// <tool_use_error> tags) and without the <system-reminder> notes that Claude
+// Code appends to reads. Body of a text without a wrapper is the
 // text.
 func Body(text string) string {
 	switch {
@@ -51,12 +51,8 @@ func Body(text string) string {
 		}
 		return text
 	}
-	if body, ok := strings.CutSuffix(strings.TrimRight(text, "\n"), "</system-reminder>"); ok {
-		if i := strings.LastIndex(body, "<system-reminder>"); i >= 0 {
-			return strings.TrimRight(body[:i], "\n")
-		}
-	}
-	return text
+	body, _ := stripReminders(text)
+	return body
 }
 
 func firstLine(s string) string {
