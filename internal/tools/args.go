@@ -48,6 +48,8 @@ type Args struct {
 	Pattern string   // for search and list: the pattern or glob
 	URL     string   // for web: the URL or the query
 	Intent  string   // the call's stated intent or description
+	// Subcommand is what a git call runs: status, diff, log, show, blame…
+	Subcommand string
 	// Session is the running command a call writes to or polls (Codex's
 	// write_stdin: session_id); 0 for others.
 	Session int
@@ -212,6 +214,11 @@ func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
 		a.Pattern = in.str(patternKeys)
 	case Web:
 		a.URL = in.str(urlKeys)
+	case Git:
+		// git_status, git_diff…: the subcommand is the name's last part.
+		if _, sub, ok := strings.Cut(lower, "_"); ok {
+			a.Subcommand = sub
+		}
 	}
 	if a.Path != "" && len(a.Paths) == 0 && (kind == Edit || kind == Write) {
 		a.Paths = []string{a.Path}

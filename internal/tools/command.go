@@ -393,7 +393,7 @@ func classifyGit(args []string) Classified {
 	}
 	switch args[0] {
 	case "status", "diff", "log", "show", "blame", "shortlog", "reflog":
-		a := Args{Dir: dir}
+		a := Args{Dir: dir, Subcommand: args[0]}
 		if ops := operands(args[1:], nil); len(ops) > 0 {
 			a.Path = ops[len(ops)-1]
 		}

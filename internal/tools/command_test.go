@@ -60,7 +60,7 @@ func TestClassifyCommand(t *testing.T) {
 		{"find ~/.x -name '*.json' | xargs cat | jq '.syncState'", Shell, Args{}},
 		{"ls -la | wc -l", Shell, Args{}},
 		{"rg -n TODO src | sort | uniq", Search, Args{Path: "src", Pattern: "TODO"}},
-		{"git log --oneline | head -5", Git, Args{}},
+		{"git log --oneline | head -5", Git, Args{Subcommand: "log"}},
 		{"curl -s https://x.dev/api | jq .name", Shell, Args{}},
 		{"tree -L 2 internal", List, Args{Path: "internal"}},
 		{"rg --files src", List, Args{Path: "src"}},
@@ -71,10 +71,10 @@ func TestClassifyCommand(t *testing.T) {
 		{"rg -e foo src", Search, Args{Pattern: "foo", Path: "src"}},
 		{"git grep -n parse", Search, Args{Pattern: "parse"}},
 		// Git.
-		{"git status", Git, Args{}},
-		{"git --no-pager diff", Git, Args{}},
-		{"git -C /repo log --oneline -5", Git, Args{Dir: "/repo"}},
-		{"git diff HEAD -- a.go", Git, Args{Path: "a.go"}},
+		{"git status", Git, Args{Subcommand: "status"}},
+		{"git --no-pager diff", Git, Args{Subcommand: "diff"}},
+		{"git -C /repo log --oneline -5", Git, Args{Dir: "/repo", Subcommand: "log"}},
+		{"git diff HEAD -- a.go", Git, Args{Path: "a.go", Subcommand: "diff"}},
 		{"git commit -m 'x'", Shell, Args{}},
 		// Web.
 		{"curl -s https://example.com/api", Web, Args{URL: "https://example.com/api"}},
