@@ -84,7 +84,13 @@ func ruleOf(line string) (int, int) {
 // under a Rust compiler error is a Trace; and a message of go test -v
 // ("    x_test.go:12: …") is an Assertion unless the test it was printed
 // in then passes: t.Log prints the same way as t.Errorf.
-func Lines(text string) iter.Seq[Line] {
+func Lines(text string) iter.Seq[Line] { return LinesFrom(text, 0) }
+
+// LinesFrom is Lines for the lines that start at or after byte from: those
+// before it are read only for the context they give (a traceback that
+// started there, the go test that runs), which costs less than finding the
+// lines that matter.
+func LinesFrom(text string, from int) iter.Seq[Line] {
 	return func(yield func(Line) bool) {
 		var (
 			e                    emitter
@@ -93,7 +99,7 @@ func Lines(text string) iter.Seq[Line] {
 			afterCompilerMessage bool
 			test                 string // the go test that runs, from its === RUN line
 		)
-		e.yield = yield
+		e.yield, e.from = yield, from
 		closeTraceback := func() {
 			if frame.Kind != None {
 				e.emit(frame, "")
@@ -135,10 +141,14 @@ func Lines(text string) iter.Seq[Line] {
 				continue
 			}
 			afterCompilerMessage = false
-			if strings.HasPrefix(line, "=== ") {
-				if m := goTestStart.FindStringSubmatch(line); m != nil {
-					test = m[1]
-				}
+			if name, ok := goTestStart(line); ok {
+				test = name
+			}
+			if start < from {
+				// Context only: what opens a traceback or a compiler message.
+				inTraceback = strings.HasPrefix(line, "Traceback") && tracebackStart.MatchString(line)
+				afterCompilerMessage = strings.HasPrefix(line, "error") && compilerError.MatchString(line)
+				continue
 			}
 			k, at := classify(line)
 			if k != None {
@@ -150,9 +160,9 @@ func Lines(text string) iter.Seq[Line] {
 				inTraceback = tracebackStart.MatchString(line)
 				afterCompilerMessage = compilerError.MatchString(line)
 			}
-			if len(e.held) > 0 && strings.Contains(line, "--- ") {
-				if m := goTestEnd.FindStringSubmatch(line); m != nil {
-					e.verdict(m[2], m[1] == "FAIL")
+			if len(e.held) > 0 {
+				if name, failed, ok := goTestEnd(line); ok {
+					e.verdict(name, failed)
 				}
 			}
 		}
@@ -163,13 +173,47 @@ func Lines(text string) iter.Seq[Line] {
 	}
 }
 
+// goTestStart reads go test -v's "=== RUN   TestX" and "=== CONT  TestX":
+// the test that prints next.
+func goTestStart(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "=== ")
+	if !ok {
+		return "", false
+	}
+	for _, w := range []string{"RUN ", "CONT "} {
+		if name, ok := strings.CutPrefix(rest, w); ok {
+			name, _, _ = strings.Cut(strings.TrimLeft(name, " \t"), " ")
+			return name, name != ""
+		}
+	}
+	return "", false
+}
+
+// goTestEnd reads go test's "--- PASS: TestX (0.00s)" (or FAIL, SKIP),
+// indented for a subtest: the test that ended, and whether it failed.
+func goTestEnd(line string) (name string, failed, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), "--- ")
+	if !ok {
+		return "", false, false
+	}
+	for _, v := range []string{"PASS: ", "FAIL: ", "SKIP: "} {
+		if name, ok := strings.CutPrefix(rest, v); ok {
+			name, _, _ = strings.Cut(name, " ")
+			return name, v == "FAIL: ", name != ""
+		}
+	}
+	return "", false, false
+}
+
 // emitter yields lines in order, holding go test's messages (and the lines
 // after them) until the test they were printed in ends: a message of a test
 // that passes is dropped.
 type emitter struct {
 	yield   func(Line) bool
+	from    int // lines that start before it are not yielded
 	stopped bool
-	held    []heldLine // in order; the first is a message that awaits its verdict
+	held    []heldLine     // in order; the first is a message that awaits its verdict
+	waiting map[string]int // how many held messages await each test's verdict
 }
 
 type heldLine struct {
@@ -182,7 +226,7 @@ type heldLine struct {
 const maxHeld = 1000
 
 func (e *emitter) emit(l Line, test string) {
-	if e.stopped {
+	if e.stopped || l.Start < e.from {
 		return
 	}
 	if len(e.held) == 0 && test == "" {
@@ -190,6 +234,12 @@ func (e *emitter) emit(l Line, test string) {
 		return
 	}
 	e.held = append(e.held, heldLine{l, test})
+	if test != "" {
+		if e.waiting == nil {
+			e.waiting = map[string]int{}
+		}
+		e.waiting[test]++
+	}
 	if len(e.held) > maxHeld {
 		e.flush(true)
 	}
@@ -198,6 +248,10 @@ func (e *emitter) emit(l Line, test string) {
 // verdict settles the held messages of a test: dropped when it passed or
 // was skipped, yielded when it failed.
 func (e *emitter) verdict(test string, failed bool) {
+	if e.waiting[test] == 0 {
+		return
+	}
+	delete(e.waiting, test)
 	kept := e.held[:0]
 	for _, h := range e.held {
 		switch {
@@ -215,6 +269,9 @@ func (e *emitter) verdict(test string, failed bool) {
 // flush yields the held lines up to the first that still awaits a verdict,
 // or all of them.
 func (e *emitter) flush(all bool) {
+	if all {
+		clear(e.waiting)
+	}
 	i := 0
 	for ; i < len(e.held) && !e.stopped && (all || e.held[i].test == ""); i++ {
 		e.stopped = !e.yield(e.held[i].Line)

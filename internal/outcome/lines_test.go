@@ -199,6 +199,31 @@ func TestLines(t *testing.T) {
 	}
 }
 
+// linesFrom is LinesFrom, checked against Lines: the same lines, those
+// that start at from or after.
+func checkLinesFrom(t *testing.T, s string, from int) {
+	t.Helper()
+	var want, got []Line
+	for l := range Lines(s) {
+		if l.Start >= from {
+			want = append(want, l)
+		}
+	}
+	for l := range LinesFrom(s, from) {
+		got = append(got, l)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("LinesFrom(%q, %d):\n got %+v\nwant %+v", s, from, got, want)
+	}
+}
+
+func TestLinesFrom(t *testing.T) {
+	text := "Traceback (most recent call last):\n  File \"a.py\", line 1\n    f()\nValueError: x\n=== RUN   TestA\n    a_test.go:3: log\n--- PASS: TestA\nerror[E1]: e\n --> a.rs:1:1\nok  \tpkg\t0.1s\n"
+	for from := 0; from <= len(text); from++ {
+		checkLinesFrom(t, text, from)
+	}
+}
+
 func FuzzLines(f *testing.F) {
 	for _, c := range lineKinds {
 		f.Add(c.Text + "\n" + c.Text)
@@ -216,6 +241,7 @@ func FuzzLines(f *testing.F) {
 				t.Fatalf("bad line %+v", l)
 			}
 		}
+		checkLinesFrom(t, s, len(s)/3)
 	})
 }
 

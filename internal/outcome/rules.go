@@ -87,8 +87,6 @@ var rules = []rule{
 // messages belong to.
 var (
 	goTestMessage  = regexp.MustCompile(`^\s+[\w./-]+_test\.go:\d+: `)
-	goTestStart    = regexp.MustCompile(`^=== (?:RUN|CONT)\s+(\S+)`)
-	goTestEnd      = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
 	tracebackStart = regexp.MustCompile(`^Traceback \(most recent call last\):`)
 	tracebackFrame = regexp.MustCompile(`^\s+File "`)
 	compilerError  = regexp.MustCompile(`^error(?:\[\w+\])?: `)

@@ -162,11 +162,12 @@ func (r *Result) Text() string {
 // head returns the start of the text: more than its first n bytes, or
 // the whole text; it decodes no more of a long string than it needs.
 func (r *Result) head(n int) string {
-	if r.decoded || r.content.kind != inString {
+	v, ok := r.edgeString(true, n)
+	if !ok {
 		return r.Text()
 	}
-	for raw := n + 1; ; raw *= 2 {
-		if s := r.content.value.StrPrefix(raw); len(s) > n || raw >= len(r.content.value.Raw) {
+	for raw := 2*n + 1; ; raw *= 2 { // escapes: n bytes of text take more of JSON
+		if s := v.StrPrefix(raw); len(s) > n || raw >= len(v.Raw) {
 			return s
 		}
 	}
@@ -175,14 +176,42 @@ func (r *Result) head(n int) string {
 // tail returns the end of the text: more than its last n bytes, or the
 // whole text; it decodes no more of a long string than it needs.
 func (r *Result) tail(n int) string {
-	if r.decoded || r.content.kind != inString {
+	v, ok := r.edgeString(false, n)
+	if !ok {
 		return r.Text()
 	}
-	for raw := n + 1; ; raw *= 2 {
-		if s := strSuffix(r.content.value, raw); len(s) > n || raw >= len(r.content.value.Raw) {
+	for raw := 2*n + 1; ; raw *= 2 {
+		if s := strSuffix(v, raw); len(s) > n || raw >= len(v.Raw) {
 			return s
 		}
 	}
+}
+
+// edgeString is the JSON string the text starts with (first) or ends with,
+// while the text is not decoded: the content string, or the first or last
+// of its text blocks when that one holds more than n bytes of the text's
+// start or end. false when the whole text is better decoded: a short one is
+// decoded once, and kept for the filters that read it.
+func (r *Result) edgeString(first bool, n int) (jsonscan.Value, bool) {
+	switch {
+	case r.decoded:
+		return jsonscan.Value{}, false
+	case r.content.kind == inString:
+		return r.content.value, len(r.content.value.Raw) > 8*n
+	case r.content.kind != inBlocks:
+		return jsonscan.Value{}, false
+	}
+	var edge jsonscan.Value
+	r.content.value.Each(func(blk jsonscan.Value) bool {
+		f := blk.Fields("type", "text")
+		if f[1].IsString() && isTextType(f[0].Str()) {
+			edge = f[1]
+			return !first
+		}
+		return true
+	})
+	// A JSON string of more than 6n bytes holds more than n bytes of text.
+	return edge, len(edge.Raw) > 6*n+2
 }
 
 // strSuffix decodes the end of a JSON string value: what its last n bytes of

@@ -224,6 +224,7 @@ func TestOutcome(t *testing.T) {
 		{"openai exit code of a tool without a command", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"run","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"<returncode>3</returncode>\n<output>\n</output>"}]`, true, 3, true},
 		{"a header after a long first line", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Chunk ID: ` + long + `\nProcess exited with code 4\nOutput:\n"}]`, true, 4, true},
 		{"a result without a call", `[{"role":"tool","tool_call_id":"c9","content":"Exit code: 5\nOutput:\n"}]`, true, 5, true},
+		{"text blocks, the exit code at the end of the last", `[{"role":"tool","tool_call_id":"c9","content":[{"type":"text","text":"` + strings.Repeat("head ", 1000) + `"},{"type":"text","text":"` + strings.Repeat("more ", 1000) + `\nProcess exited with code 6"}]}]`, true, 6, true},
 		{"mini-swe-agent's returncode beside the text wins", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"<returncode>0</returncode>","extra":{"returncode":1}}]`, true, 1, true},
 	}
 	for _, c := range cases {

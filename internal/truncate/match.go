@@ -60,11 +60,11 @@ func (r Rules) keep(text string, h, t int) []keptLine {
 	for _, m := range user {
 		taken[m.n] = true
 	}
-	for l := range outcome.Lines(text) {
+	for l := range outcome.LinesFrom(text, start) {
 		if l.Start >= end {
 			break
 		}
-		if l.Start < start || taken[l.N] {
+		if taken[l.N] {
 			continue
 		}
 		c := resultLine
