@@ -197,7 +197,7 @@ func (r *Result) edgeString(first bool, n int) (jsonscan.Value, bool) {
 	case r.decoded:
 		return jsonscan.Value{}, false
 	case r.content.kind == inString:
-		return r.content.value, len(r.content.value.Raw) > 8*n
+		return r.content.value, len(r.content.value.Raw) > 3*n
 	case r.content.kind != inBlocks:
 		return jsonscan.Value{}, false
 	}
