@@ -136,7 +136,8 @@ func TestTests(t *testing.T) {
 }
 
 func FuzzRead(f *testing.F) {
-	for _, s := range []string{"Exit code 1\nx", "<returncode>-1</returncode>", "Chunk ID: a\nProcess running with session ID 9\nOutput:\n", "Error: x", ""} {
+	for _, s := range []string{"Exit code 1\nx", "<returncode>-1</returncode>", "Chunk ID: a\nProcess running with session ID 9\nOutput:\n", "Error: x", "",
+		"     1→a\n     2→b\n<system-reminder>x</system-reminder>", "x\n[The command completed with exit code 3.]"} {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, s string, isError bool) {
@@ -158,6 +159,12 @@ func FuzzRead(f *testing.F) {
 		}
 		if c.Any() != (c.String() != "") && c.Packages == 0 {
 			t.Fatalf("Tests(%q) = %+v, %q", s, c, c.String())
+		}
+		if n, ok := SplitNumbered(s); ok && renumber(n) != s {
+			t.Fatalf("SplitNumbered(%q) = %+v, which numbers back as %q", s, n, renumber(n))
+		}
+		if content, numbered, _ := ReadContent(s); numbered && !strings.Contains(s, strings.SplitN(content, "\n", 2)[0]) {
+			t.Fatalf("ReadContent(%q) = %q: its first line is not in the input", s, content)
 		}
 	})
 }
