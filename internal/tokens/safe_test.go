@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
 )
 
 // splitsAddUp checks that s has as many tokens as its pieces cut at every
@@ -25,10 +27,11 @@ func splitsAddUp(t *testing.T, c Counter, s string) {
 }
 
 // TestSplitPointsAddUp checks the rule on real text: the multi-line strings
-// of the corpus (tool output, code, prose).
+// of the fixtures and of the corpus where it is present (tool output, code,
+// prose).
 func TestSplitPointsAddUp(t *testing.T) {
 	var texts []string
-	for _, f := range corpusFiles(t) {
+	for _, f := range testutil.FixturesAndCorpus(t) {
 		strs, err := jsonStrings(f)
 		if err != nil {
 			t.Fatal(err)
