@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/testutil"
 )
 
 // rebuild gives back the text that a diff pointer replaced, from the text
@@ -37,7 +38,7 @@ func rebuild(base, pointer string) (string, error) {
 // number gives lines their numbers back: the inverse of
 // outcome.SplitNumbered.
 func number(n outcome.Numbered, body string) string {
-	lines := append(append([]string{}, n.Head...), numberLines(n.Start, n.Sep, strings.Split(body, "\n")...))
+	lines := append(append([]string{}, n.Head...), testutil.NumberLines(n.Start, n.Sep, strings.Split(body, "\n")...))
 	return strings.Join(append(lines, n.Tail...), "\n")
 }
 
@@ -127,18 +128,6 @@ func applyUnified(base, diff string, offset int) (string, error) {
 	return udiff.Apply(base, edits)
 }
 
-// numberLines numbers lines from start as Claude Code's Read does.
-func numberLines(start int, sep string, lines ...string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%6d%s%s", start+i, sep, l)
-	}
-	return b.String()
-}
-
 func TestUnifiedDiff(t *testing.T) {
 	long := make([]string, 40)
 	for i := range long {
@@ -150,11 +139,11 @@ func TestUnifiedDiff(t *testing.T) {
 		stripped         bool
 		want             string // the diff's hunk headers and changed lines
 	}{
-		{"numbered: an insertion is one line", numberLines(1, "→", long...), numberLines(1, "→", inserted...), true,
+		{"numbered: an insertion is one line", testutil.NumberLines(1, "→", long...), testutil.NumberLines(1, "→", inserted...), true,
 			"@@ -8,6 +8,7 @@|+new"},
-		{"numbered range: file line numbers in the headers", numberLines(100, "→", long...), numberLines(100, "→", inserted...), true,
+		{"numbered range: file line numbers in the headers", testutil.NumberLines(100, "→", long...), testutil.NumberLines(100, "→", inserted...), true,
 			"@@ -107,6 +107,7 @@|+new"},
-		{"numbered from another start: raw", numberLines(1, "→", long...), numberLines(2, "→", long...), false, ""},
+		{"numbered from another start: raw", testutil.NumberLines(1, "→", long...), testutil.NumberLines(2, "→", long...), false, ""},
 		{"plain text", "a\nb\nc\n", "a\nB\nc\n", false, "@@ -1,3 +1,3 @@|-b|+B"},
 		{"no newline at the end", "a\nb", "a\nc", false, "@@ -1,2 +1,2 @@|-b|+c"},
 		{"equal", "a\n", "a\n", false, "="},
@@ -218,7 +207,7 @@ func FuzzUnifiedDiff(f *testing.F) {
 		if start < 0 || start > 1e7 {
 			return
 		}
-		nb, nt := numberLines(start, "→", strings.Split(base, "\n")...), numberLines(start, "→", strings.Split(text, "\n")...)
+		nb, nt := testutil.NumberLines(start, "→", strings.Split(base, "\n")...), testutil.NumberLines(start, "→", strings.Split(text, "\n")...)
 		diff, stripped = unifiedDiff("f", nb, nt)
 		if !stripped {
 			t.Fatalf("numbered reads from %d not stripped:\n%q\n%q", start, nb, nt)

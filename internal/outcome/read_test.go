@@ -1,27 +1,16 @@
 package outcome
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-)
 
-// numberLines numbers lines as the read tools do.
-func numberLines(start int, sep string, lines ...string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%6d%s%s", start+i, sep, l)
-	}
-	return b.String()
-}
+	"github.com/ctxkit/ctxkit/internal/testutil"
+)
 
 // renumber gives a numbered read its text back: its head, its body numbered
 // again, its tail.
 func renumber(n Numbered) string {
-	lines := append(append([]string{}, n.Head...), numberLines(n.Start, n.Sep, strings.Split(n.Body, "\n")...))
+	lines := append(append([]string{}, n.Head...), testutil.NumberLines(n.Start, n.Sep, strings.Split(n.Body, "\n")...))
 	return strings.Join(append(lines, n.Tail...), "\n")
 }
 
@@ -33,11 +22,11 @@ func TestSplitNumbered(t *testing.T) {
 		sep, body  string
 		head, tail int
 	}{
-		{"claude code", numberLines(1, "→", "a", "b", ""), true, 1, "→", "a\nb\n", 0, 0},
-		{"a range", numberLines(998, "→", "x", "y", "z"), true, 998, "→", "x\ny\nz", 0, 0},
-		{"past six digits", numberLines(999999, "→", "x", "y"), true, 999999, "→", "x\ny", 0, 0},
-		{"cat -n with a header", "Here's the result of running `cat -n` on f:\n" + numberLines(1, "\t", "a", "b") + "\n", true, 1, "\t", "a\nb", 1, 1},
-		{"a note after", numberLines(5, "→", "a") + "\n\n<system-reminder>note</system-reminder>", true, 5, "→", "a", 0, 2},
+		{"claude code", testutil.NumberLines(1, "→", "a", "b", ""), true, 1, "→", "a\nb\n", 0, 0},
+		{"a range", testutil.NumberLines(998, "→", "x", "y", "z"), true, 998, "→", "x\ny\nz", 0, 0},
+		{"past six digits", testutil.NumberLines(999999, "→", "x", "y"), true, 999999, "→", "x\ny", 0, 0},
+		{"cat -n with a header", "Here's the result of running `cat -n` on f:\n" + testutil.NumberLines(1, "\t", "a", "b") + "\n", true, 1, "\t", "a\nb", 1, 1},
+		{"a note after", testutil.NumberLines(5, "→", "a") + "\n\n<system-reminder>note</system-reminder>", true, 5, "→", "a", 0, 2},
 		{"not counting up", "     1→a\n     3→b", true, 1, "→", "a", 0, 1},
 		{"two separators", "     1→a\n     2\tb", true, 1, "→", "a", 0, 1},
 		{"not padded", "1→a", false, 0, "", "", 0, 0},
