@@ -1,23 +1,29 @@
 // Package outcome reads what a tool's output says: whether the call failed
-// and why, its exit code, the lines that matter (errors, failing tests,
-// assertions, crashes, a traceback's last frame, test summaries, exit
-// statuses) and the counts of a test run. It is the one place that knows
-// how shells, test runners, compilers and agents word these; the filters ask
-// it and keep only their policy.
+// and why, its exit code, a running command's session, the lines that
+// matter (errors, failing tests, assertions, crashes, a traceback's last
+// frame, test summaries, exit statuses), the counts of a test run, and what
+// the tool printed inside a format's wrapper. It is the one place that knows
+// how shells, test runners, compilers, read tools and agents word these;
+// the filters ask it and keep only their policy.
 //
 //	o := outcome.Read(text, outcome.Hint{IsError: isError})
 //	o.Failed, o.Reason        // true, "exit code 2"
 //	o.ExitCode, o.HasExitCode // 2, true
+//	o.Message(text)           // "failed (exit 2): sed: can't read x.go: No such file or directory"
 //
-//	for l := range outcome.Lines(text) { … l.N, l.Text, l.Kind … }
+//	for l := range outcome.Lines(text) { … l.N, l.Text, l.Kind, l.Kind.IsError() … }
 //	outcome.Classify("npm ERR! missing script: test") // Error, true
-//	outcome.Tests(text).String()                      // "2 failed, 45 passed"
+//	outcome.Tests(text).String()                      // "47 tests, 45 passed, 2 failed"
 //	outcome.Body(text)                                // what the tool printed, without the format's wrapper
+//	outcome.ReadContent(text)                         // a read's file content, without line numbers
 //
-// Read looks only at the start of a text (HeadBytes), so that the model can
-// judge every result of a large transcript without decoding it; Lines and
-// Tests read the whole text, in one pass each, fast enough for ctx-truncate
-// over 100 MB. It depends on the standard library and internal/textfmt only.
+// Read looks only at the ends of a text (HeadBytes, TailBytes; ReadEnds
+// takes just those), so that the model can judge every result of a large
+// transcript without decoding it; Lines and Tests read the whole text, in
+// one pass each (LinesFrom skips the work on a start it only needs for
+// context), fast enough for ctx-truncate over 100 MB. The table of lines is
+// data (rules.go) with a test line per row. It depends on the standard
+// library and internal/textfmt only.
 package outcome
 
 import (
