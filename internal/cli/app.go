@@ -120,7 +120,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + filesHelp(cmd.Flags) + exitCodesHelp,
+		Description:     cmd.Description + filesHelp(cmd.Flags) + eachLineHelpOf(cmd.Flags) + exitCodesHelp,
 		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,

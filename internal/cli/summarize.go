@@ -111,6 +111,9 @@ func runSummarize(e *Env) error {
 		return Usagef("%v", err)
 	}
 	asJSON := e.Bool("json")
+	if asJSON && e.Bool(EachLineFlag.Name) {
+		return Usagef("--json gathers one report of every input; with --each-line, use --stats for a line each")
+	}
 	if asJSON {
 		// The JSON report replaces the --stats lines.
 		if err := e.Set(StatsFlag.Name, "false"); err != nil {
@@ -120,8 +123,10 @@ func runSummarize(e *Env) error {
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
 	err = e.Filter(func(t *transcript.Transcript) (string, error) {
 		r := f.Run(t)
-		r.File = e.InputName()
-		report.Files = append(report.Files, r)
+		if asJSON {
+			r.File = e.InputName()
+			report.Files = append(report.Files, r)
+		}
 		return r.Stats.String(), nil
 	})
 	if err != nil || !asJSON {
