@@ -41,13 +41,17 @@ func (e *Env) startProgress(n int, size int64, unit string) *progress {
 		}
 		return s + " " + unit
 	}
-	pr.bar = pr.p.AddBar(size,
+	// Of a size not known, the bytes read so far and a spinner; else the
+	// bytes of all, a bar and the time left.
+	var style mpb.BarFillerBuilder = mpb.BarStyle()
+	bytes, eta := decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace),
+		decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "")
+	if size == 0 {
+		style, bytes, eta = mpb.SpinnerStyle(), decor.CurrentKibiByte("% .1f", decor.WCSyncSpace), nil
+	}
+	pr.bar = pr.p.New(size, style, mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name(e.Name+" "), decor.Any(count, decor.WCSyncSpaceR)),
-		mpb.AppendDecorators(
-			decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace),
-			decor.AverageSpeed(decor.SizeB1024(0), "% .1f", decor.WCSyncSpace),
-			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), ""),
-		),
+		mpb.AppendDecorators(bytes, decor.AverageSpeed(decor.SizeB1024(0), "% .1f", decor.WCSyncSpace), eta),
 	)
 	e.Stderr = pr.p
 	return pr

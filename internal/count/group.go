@@ -138,8 +138,9 @@ func GroupTokens(t *transcript.Transcript, ctr tokens.Counter, by By, w Window, 
 	group := func(k string) *Group {
 		g := p.groups[k]
 		if g == nil {
+			// A copy: the key may point into the transcript's bytes.
 			g = &Group{Key: strings.Clone(k), Sessions: 1, tools: map[string]int{}}
-			p.groups[k] = g
+			p.groups[g.Key] = g
 		}
 		return g
 	}
@@ -425,7 +426,11 @@ func (g *Grouped) WriteText(w io.Writer, rows int, color bool) error {
 		for _, x := range rest {
 			n += x.Tokens
 		}
-		p.line("  ... and %s more, %s tokens", textfmt.Plural(len(rest), string(g.By), string(g.By)+"s"), textfmt.Int(n))
+		noun := string(g.By)
+		if len(rest) > 1 {
+			noun += "s"
+		}
+		p.line("  ... and %s more %s, %s tokens", textfmt.Int(len(rest)), noun, textfmt.Int(n))
 	}
 	return p.err
 }
