@@ -29,7 +29,7 @@ type progress struct {
 // returns nil. While it shows, the lines the run
 // writes to stderr (an error, a --stats line) go above the bar.
 func (e *Env) startProgress(n int, size int64, unit string) *progress {
-	if n == 0 || n == 1 || e.Bool(QuietFlag.Name) || !isTerminal(e.Stderr) {
+	if n == 0 || n == 1 || !isTerminal(e.Stderr) || e.Bool(QuietFlag.Name) {
 		return nil
 	}
 	pr := &progress{stderr: e.Stderr, env: e}
