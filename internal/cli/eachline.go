@@ -141,7 +141,7 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 		return r
 	}
 	done := func(r result) error {
-		bar.add(r.size)
+		defer bar.add(r.size) // after its lines on stderr: above the bar, not after it is gone
 		if r.rec != nil {
 			rec, err := marshalLine(r.rec)
 			if err != nil {

@@ -89,11 +89,12 @@ func (e *Env) each(srcs []Source, jobs int, work func(in Input) (func() error, e
 		return o
 	}
 	done := func(o outcome) error {
-		bar.add(o.size)
 		if o.err == nil && o.finish != nil {
 			o.err = o.finish()
 		}
-		return e.survive(o.err)
+		err := e.survive(o.err) // before the bar moves: above it, not after it is gone
+		bar.add(o.size)
+		return err
 	}
 	defer func() { e.input = Source{} }()
 	return parallel.Ordered(jobs, 2*jobs, next, run, done)
