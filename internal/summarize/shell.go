@@ -23,7 +23,12 @@ func shell(o output) ([]string, string, bool) {
 	if n := len(kept) - len(last); n > 0 {
 		shown = plural(n, "error line", "error lines") + " and " + shown
 	}
-	return []string{testNumbers(o.body), size(o.body) + ", " + shown}, excerpt(o.body, total, kept), true
+	tests := testNumbers(o.body)
+	o.must.facts = append(o.must.facts, tests)
+	for _, e := range errs {
+		o.must.errors = append(o.must.errors, e.text)
+	}
+	return []string{tests, size(o.body) + ", " + shown}, excerpt(o.body, total, kept), true
 }
 
 // errorLines returns the last n distinct lines that report an error or a

@@ -66,6 +66,10 @@ type Options struct {
 	// by default the first is set to the summary and the others emptied,
 	// so that the full output does not stay in the file unseen.
 	KeepMirrors bool
+	// ModelInput is the most tokens of an output that Prompts sends a
+	// model: a longer one is cut to its head, the lines that say what
+	// failed and its tail. 0 sends outputs whole.
+	ModelInput int
 }
 
 // Defaults are ctx-summarize's defaults: OpenCode's thresholds.
@@ -79,6 +83,7 @@ type Filter struct {
 	ctr        tokens.Counter
 	exclude    map[string]bool
 	summarizer func(cwd string) Summarizer
+	answers    *Answers // a model's summaries (WithAnswers), or nil
 }
 
 // New checks the options and returns the filter they describe.
@@ -93,7 +98,7 @@ func New(opts Options, ctr tokens.Counter) (*Filter, error) {
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
 	for name, v := range map[string]int{"protect-tokens": opts.ProtectTokens, "protect-turns": opts.ProtectTurns,
-		"keep-recent": opts.KeepRecent, "min-savings": opts.MinSavings, "trigger": opts.Trigger} {
+		"keep-recent": opts.KeepRecent, "min-savings": opts.MinSavings, "trigger": opts.Trigger, "llm-max-input": opts.ModelInput} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", name, v)
 		}
@@ -126,6 +131,8 @@ type Report struct {
 	Kept      Kept    `json:"kept"`
 	Tools     []Tool  `json:"by_tool"`
 	Changes   []Entry `json:"summaries"`
+	// Model is what a model did, when its answers were given (WithAnswers).
+	Model *ModelReport `json:"model,omitempty"`
 }
 
 // Kept counts the results left whole, by the first reason that applies.
@@ -162,6 +169,11 @@ type Entry struct {
 	Target       string `json:"target"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
+	// Model names the model that wrote the summary; empty for the rules'.
+	Model string `json:"model,omitempty"`
+	// Fallback says why a result a model was asked about has the rules'
+	// summary: "not shorter" than it, or why the model did not answer.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // Saved is the tokens the run saved.
@@ -172,8 +184,12 @@ func (r Report) String() string {
 	if r.Unchanged != "" {
 		return "unchanged: " + r.Unchanged
 	}
-	return "summarized " + textfmt.Int(r.Summarized) + " of " + textfmt.Int(r.Results) + " tool results: " +
+	s := "summarized " + textfmt.Int(r.Summarized) + " of " + textfmt.Int(r.Results) + " tool results: " +
 		textfmt.Change(r.TokensBefore, r.TokensAfter, "tokens of tool output")
+	if r.Model != nil {
+		s += "; " + r.Model.String()
+	}
+	return s
 }
 
 // plan is a summary that will replace a result.
@@ -181,16 +197,40 @@ type plan struct {
 	r       *transcript.Result
 	summary string
 	tokens  int
+	// model is set when the summary is the model's; fallback says why a
+	// result the model was asked about has the rules' summary.
+	model    bool
+	fallback string
 }
 
 // Apply summarizes t's old results in place (t.SetText) and reports what it
 // did. It changes nothing when a threshold says so, or when nothing old can
 // be summarized.
 func (f *Filter) Apply(t *transcript.Transcript) Report {
-	rep := Report{Format: string(t.Format), Results: len(t.Results)}
+	rep, plans, before := f.decide(t)
+	for _, p := range plans {
+		f.replace(t, p)
+	}
+	rep.finish(t, plans, before)
+	if f.answers != nil {
+		rep.Model = f.answers.report(plans)
+		for i, p := range plans { // the entries are in the plans' order
+			if p.model {
+				rep.Changes[i].Model = f.answers.Model
+			}
+		}
+	}
+	return rep
+}
+
+// decide chooses the summaries that will replace t's results, without
+// changing t, and reports the reasons for the others. before is every
+// result's tokens.
+func (f *Filter) decide(t *transcript.Transcript) (rep Report, plans []plan, before []int) {
+	rep = Report{Format: string(t.Format), Results: len(t.Results)}
 	texts := make([]string, len(t.Results))
 	parallel.For(len(texts), 32, func(i int) { texts[i] = t.Results[i].Text() })
-	before := tokens.CountAll(f.ctr, texts)
+	before = tokens.CountAll(f.ctr, texts)
 	for _, n := range before {
 		rep.TokensBefore += n
 	}
@@ -201,8 +241,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 		if rep.HistoryTokens <= f.opts.Trigger {
 			rep.Unchanged = fmt.Sprintf("the history has %s tokens, not over --trigger %s",
 				textfmt.Int(rep.HistoryTokens), textfmt.Int(f.opts.Trigger))
-			rep.finish(t, nil, before)
-			return rep
+			return rep, nil, before
 		}
 	}
 
@@ -219,11 +258,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 		rep.Kept.BelowMinimum = len(plans)
 		plans = nil
 	}
-	for _, p := range plans {
-		f.replace(t, p)
-	}
-	rep.finish(t, plans, before)
-	return rep
+	return rep, plans, before
 }
 
 // plan summarizes every old result that may be summarized and returns the
@@ -255,6 +290,9 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 	}
 	k.NotShorter += len(made) - len(plans)
 	after := tokens.CountAll(f.ctr, summaries)
+	if f.answers != nil {
+		f.useAnswers(t.Cwd, texts, plans, after)
+	}
 	shorter := plans[:0]
 	saved := 0
 	for i, p := range plans {
@@ -350,7 +388,7 @@ func (r *Report) finish(t *transcript.Transcript, plans []plan, before []int) {
 		after[p.r] = p.tokens
 		c := p.r.Call
 		r.Changes = append(r.Changes, Entry{CallID: p.r.CallID, Tool: c.Name, Kind: string(c.Kind),
-			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens})
+			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens, Fallback: p.fallback})
 		r.TokensAfter -= before[p.r.Index] - p.tokens
 	}
 	r.Summarized = len(plans)
