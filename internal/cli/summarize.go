@@ -46,15 +46,34 @@ A summary starts with a marker line, then the lines it kept:
    [407 lines omitted]
    ok      example.com/app/store   0.012s
 
+With --llm, a model writes the summaries, through any OpenAI-compatible endpoint (Ollama, vLLM,
+llama.cpp's server, LM Studio, OpenAI): the same results are summarized, each by a model where
+its summary is shorter than the rule-based one, which it keeps otherwise, and wherever the model
+fails (an error status, a timeout, empty content, an answer cut at the cap: one warning line,
+exit 0). A model's summary starts with the rules' marker line, tagged with the model's name, and
+keeps the error lines and paths of the rule-based summary, appended word for word where the
+model left them out:
+
+   [ctx-summarize, model qwen2.5-coder:1.5b] Bash ` + "`go test ./...`" + `: exit 1; 45 passed, 2 failed; 410 lines (10,765 chars).
+   Tests in ./store fail: TestExpire expects Expired to be true for a link at its expiry time.
+   --- FAIL: TestExpire (0.01s)
+
+Answers are cached (--llm-cache), so a second run over the same history sends no request;
+--stats adds the model's summaries, fallbacks, requests, cache hits and tokens. The API key comes
+from the environment variable that --llm-key-env names, never from a flag.
+
 EXAMPLES:
    ctx-summarize session.jsonl > smaller.jsonl
    ctx-summarize --protect-tokens 8000 --protect-turns 1 --min-savings 0 --stats s.jsonl
    ctx-summarize --mode clear --keep-recent 3 -i ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-truncate | ctx-summarize | ctx-count --before s.jsonl
+   ctx-summarize --llm --stats s.jsonl > smaller.jsonl              # Ollama on localhost
+   ctx-summarize --llm --llm-url https://api.openai.com/v1 --llm-model gpt-4o-mini \
+       --llm-cap-field max_completion_tokens s.jsonl > smaller.jsonl
 
 The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats prints one line
 a file on stderr; --json prints that report as JSON on stderr instead.`,
-	Flags: FilterFlags(
+	Flags: append(FilterFlags(
 		&ucli.IntFlag{Name: "protect-tokens", Value: summarize.Defaults().ProtectTokens, EnvVars: []string{"CTX_PROTECT_TOKENS"},
 			Usage: "keep whole the most recent tool output, up to `N` tokens; 0: off"},
 		&ucli.IntFlag{Name: "protect-turns", Value: summarize.Defaults().ProtectTurns, EnvVars: []string{"CTX_PROTECT_TURNS"},
@@ -74,7 +93,7 @@ a file on stderr; --json prints that report as JSON on stderr instead.`,
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"},
 			Usage: "print the report to stderr as JSON (schema in docs/summarize.md); implies --stats"},
 		EncodingFlag,
-	),
+	), llmFlags...),
 	Run: runSummarize,
 }
 
@@ -103,10 +122,21 @@ func runSummarize(e *Env) error {
 		Trigger:       e.Int("trigger"),
 		ExcludeTools:  e.StringSlice("exclude-tools"),
 		KeepMirrors:   e.Bool("keep-mirrors"),
+		ModelInput:    e.Int("llm-max-input"),
 	}
 	f, err := summarize.New(opts, ctr)
 	if err != nil {
 		return Usagef("%v", err)
+	}
+	var model *modelRun
+	if e.Bool("llm") {
+		if opts.Mode == summarize.ModeClear {
+			return Usagef("--llm writes summaries; --mode clear writes one line without a model")
+		}
+		if model, err = e.newModelRun(); err != nil {
+			return err
+		}
+		defer model.close(e)
 	}
 	asJSON := e.Bool("json")
 	if asJSON {
@@ -117,7 +147,12 @@ func runSummarize(e *Env) error {
 	}
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
 	err = e.Filter(func(t *transcript.Transcript) (string, error) {
-		r := f.Apply(t)
+		var r summarize.Report
+		if model != nil {
+			r = model.apply(f, t)
+		} else {
+			r = f.Apply(t)
+		}
 		report.Files = append(report.Files, r)
 		return r.String(), nil
 	})

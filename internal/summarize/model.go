@@ -37,6 +37,10 @@ const System = "You summarize the output of one tool call that a coding agent ma
 	"Keep: success or failure, key file paths, important data (function names, class names, errors), " +
 	"and actionable information. At most 100 words, plain text, no preamble."
 
+// NotShorter is the fallback of a result whose summary by the model has no
+// fewer tokens than the rules'.
+const NotShorter = "not shorter"
+
 // maxParams is the most characters of a call's arguments in a prompt.
 const maxParams = 1000
 
@@ -46,9 +50,15 @@ type Prompt struct {
 	System, User string
 }
 
+// askOver is the fewest tokens a rules' summary has for a model to be asked
+// to do better: a model's summary (the marker line, and an answer of up to
+// 100 words) rarely has fewer.
+const askOver = 100
+
 // Prompts returns a prompt for every result that Apply, with the rules,
 // would summarize, unless the rules' summary is one line (a listing's
-// counts and paths): a model cannot say that in fewer tokens. It changes
+// counts and paths) or has at most askOver tokens: a model's summary would
+// not be shorter, and the request would be spent for nothing. It changes
 // nothing.
 func (f *Filter) Prompts(t *transcript.Transcript) []Prompt {
 	rules := *f
@@ -56,7 +66,7 @@ func (f *Filter) Prompts(t *transcript.Transcript) []Prompt {
 	_, plans, _ := rules.decide(t)
 	var asked []*transcript.Result
 	for _, p := range plans {
-		if strings.Contains(p.summary, "\n") {
+		if p.tokens > askOver && strings.Contains(p.summary, "\n") {
 			asked = append(asked, p.r)
 		}
 	}
@@ -154,7 +164,7 @@ func (f *Filter) useAnswers(cwd string, texts []string, plans []plan, after []in
 		if n := f.ctr.Count(s); n < after[i] {
 			p.summary, after[i], p.model = s, n, true
 		} else {
-			p.fallback = "not shorter"
+			p.fallback = NotShorter
 		}
 	})
 }

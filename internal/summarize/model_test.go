@@ -16,6 +16,7 @@ func testLog() string {
 		fmt.Fprintf(&b, "=== RUN   TestStore%d\n--- PASS: TestStore%d (0.00s)\n", i, i)
 	}
 	b.WriteString("--- FAIL: TestExpire (0.01s)\n    store_test.go:88: Expired(l) = false, want true\n")
+	b.WriteString("--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\n")
 	for i := 60; i < 80; i++ {
 		fmt.Fprintf(&b, "=== RUN   TestStore%d\n--- PASS: TestStore%d (0.00s)\n", i, i)
 	}
@@ -73,8 +74,8 @@ func TestPrompts(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"Known: a shell call; ok; 80 passed, 1 failed; 1 packages failed; 164 lines (",
-		"Error lines (keep them):\n--- FAIL: TestExpire (0.01s)\nFAIL\nFAIL\texample.com/store\t0.02s\n",
+		"Known: a shell call; ok; 80 passed, 2 failed; 1 packages failed; 166 lines (4,389 chars)\n",
+		"Error lines (keep them):\n--- FAIL: TestExpire (0.01s)\n--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n",
 		"Result (too long: its head, the lines that matter and its tail):\n=== RUN   TestStore0\n",
 		"store_test.go:88: Expired(l) = false, want true", // from the middle, a line that matters
 	} {
@@ -138,9 +139,10 @@ func TestWithAnswers(t *testing.T) {
 	}
 
 	test := text(tr, "c3")
-	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 1 failed; 1 packages failed; 164 lines (4,255 chars).\n" +
+	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 2 failed; 1 packages failed; 166 lines (4,389 chars).\n" +
 		"Ran the store's tests: TestExpire fails at store_test.go:88.\n" +
-		"--- FAIL: TestExpire (0.01s)\nFAIL\nFAIL\texample.com/store\t0.02s"
+		"--- FAIL: TestExpire (0.01s)\n--- FAIL: TestTouchAfterExpiry (0.01s)\n" +
+		"    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s"
 	if test != wantTest {
 		t.Errorf("test run's summary:\n%s\nwant:\n%s", test, wantTest)
 	}
