@@ -92,28 +92,40 @@ func (e *Env) newModelRun() (*modelRun, error) {
 	return m, nil
 }
 
-// filter returns f with the model's answers about t.
+// filter returns f with the model's answers about t. The same prompt (an
+// unchanged file read again) is asked once.
 func (m *modelRun) filter(f *summarize.Filter, t *transcript.Transcript) *summarize.Filter {
 	prompts := f.Prompts(t)
-	a := &summarize.Answers{Model: m.client.Model(), Text: map[int]string{}, Failed: map[int]string{}}
+	first := map[[2]string]int{} // a prompt's text → the first prompt with it
+	var distinct []int
+	for i, p := range prompts {
+		k := [2]string{p.System, p.User}
+		if _, ok := first[k]; !ok {
+			first[k] = i
+			distinct = append(distinct, i)
+		}
+	}
 	answers := make([]string, len(prompts))
 	errs := make([]error, len(prompts))
-	parallel.Workers(len(prompts), m.workers, func(i int) {
+	parallel.Workers(len(distinct), m.workers, func(j int) {
+		i := distinct[j]
 		resp, err := m.client.Complete(context.Background(), llm.Request{Version: summarize.PromptVersion, Messages: []llm.Message{
 			{Role: "system", Content: prompts[i].System},
 			{Role: "user", Content: prompts[i].User},
 		}})
 		answers[i], errs[i] = resp.Content, err
 	})
-	for i, p := range prompts {
-		if errs[i] != nil {
-			a.Failed[p.Result.Index] = llm.Reason(errs[i])
+	a := &summarize.Answers{Model: m.client.Model(), Text: map[int]string{}, Failed: map[int]string{}}
+	for _, p := range prompts {
+		j := first[[2]string{p.System, p.User}]
+		if err := errs[j]; err != nil {
+			a.Failed[p.Result.Index] = llm.Reason(err)
 			if m.first == nil {
-				m.first = errs[i]
+				m.first = err
 			}
 			continue
 		}
-		a.Text[p.Result.Index] = answers[i]
+		a.Text[p.Result.Index] = answers[j]
 	}
 	return f.WithAnswers(a)
 }
