@@ -50,38 +50,47 @@ type Prompt struct {
 	System, User string
 }
 
-// askOver is the fewest tokens a rules' summary has for a model to be asked
-// to do better: a model's summary (the marker line, and an answer of up to
-// 100 words) rarely has fewer.
+// askOver is how many tokens a model's answer is expected to take (100
+// words): the rules' summary must have that many more than what a model's
+// summary keeps whatever the answer (its marker line, the error lines and
+// paths) for a model to be asked.
 const askOver = 100
 
 // Prompts returns a prompt for every result that Apply, with the rules,
-// would summarize, unless the rules' summary is one line (a listing's
-// counts and paths) or has at most askOver tokens: a model's summary would
-// not be shorter, and the request would be spent for nothing. It changes
-// nothing.
+// would summarize, unless a model's summary would hardly be shorter than
+// the rules': their summary is one line (a listing's counts and paths), or
+// what a model's summary must keep (git status's every path, a log's error
+// lines) leaves no room for an answer of askOver tokens. Such a request
+// would be spent for nothing. Prompts changes nothing.
 func (f *Filter) Prompts(t *transcript.Transcript) []Prompt {
 	rules := *f
 	rules.answers = nil
 	_, plans, _ := rules.decide(t)
-	var asked []*transcript.Result
-	for _, p := range plans {
-		if p.tokens > askOver && strings.Contains(p.summary, "\n") {
-			asked = append(asked, p.r)
+	asked := make([]*Prompt, len(plans))
+	parallel.For(len(plans), 4, func(i int) {
+		p := plans[i]
+		if !strings.Contains(p.summary, "\n") {
+			return
+		}
+		_, o, _ := Rules{Cwd: t.Cwd}.summarize(p.r.Call, p.r.Text())
+		if p.tokens <= f.ctr.Count(modelSummary(o, "", ""))+askOver {
+			return
+		}
+		asked[i] = &Prompt{Result: p.r, System: System, User: f.prompt(o)}
+	})
+	var out []Prompt
+	for _, p := range asked {
+		if p != nil {
+			out = append(out, *p)
 		}
 	}
-	out := make([]Prompt, len(asked))
-	parallel.For(len(asked), 4, func(i int) {
-		out[i] = Prompt{Result: asked[i], System: System, User: f.prompt(t.Cwd, asked[i])}
-	})
 	return out
 }
 
-// prompt is the user message about one result: the design's template (tool,
-// parameters, result) and what the rules know of it.
-func (f *Filter) prompt(cwd string, r *transcript.Result) string {
-	c := r.Call
-	_, o, _ := Rules{Cwd: cwd}.summarize(c, r.Text())
+// prompt is the user message about one output: the design's template
+// (tool, parameters, result) and what the rules know of it.
+func (f *Filter) prompt(o output) string {
+	c := o.call
 	var b strings.Builder
 	b.WriteString("Summarize this tool result.\nTool: " + c.Name + "\n")
 	if in := strings.TrimSpace(c.Input); in != "" {

@@ -21,6 +21,10 @@ func testLog() string {
 		fmt.Fprintf(&b, "=== RUN   TestStore%d\n--- PASS: TestStore%d (0.00s)\n", i, i)
 	}
 	b.WriteString("FAIL\nFAIL\texample.com/store\t0.02s\n")
+	// Long last lines: the rules keep them, a model need not.
+	for i := range 3 {
+		fmt.Fprintf(&b, "coverage %d: %s\n", i, strings.Repeat("internal/store/store.go:Expire 100.0% ", 8))
+	}
 	return b.String()
 }
 
@@ -31,7 +35,7 @@ func testLog() string {
 func modelSession() *chat {
 	var grep strings.Builder
 	for i := range 30 {
-		fmt.Fprintf(&grep, "internal/store/file%d.go:%d:\tif err != nil { return fmt.Errorf(\"load %d: %%w\", err) }\n", i%6, i+10, i)
+		fmt.Fprintf(&grep, "internal/store/file%d.go:%d:\tif err != nil { return fmt.Errorf(\"load %d: %%w\", err) } // %s\n", i%6, i+10, i, strings.Repeat("keep the link's expiry ", 8))
 	}
 	return (&chat{}).user("fix the store").
 		call("c1", "bash", `{"command":"find . -name '*.go'"}`, lines("./pkg/file.go", 40)).
@@ -74,7 +78,7 @@ func TestPrompts(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"Known: a shell call; ok; 80 passed, 2 failed; 1 packages failed; 166 lines (4,389 chars)\n",
+		"Known: a shell call; ok; 80 passed, 2 failed; 1 packages failed; 169 lines (5,340 chars)\n",
 		"Error lines (keep them):\n--- FAIL: TestExpire (0.01s)\n--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n",
 		"Result (too long: its head, the lines that matter and its tail):\n=== RUN   TestStore0\n",
 		"store_test.go:88: Expired(l) = false, want true", // from the middle, a line that matters
@@ -139,7 +143,7 @@ func TestWithAnswers(t *testing.T) {
 	}
 
 	test := text(tr, "c3")
-	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 2 failed; 1 packages failed; 166 lines (4,389 chars).\n" +
+	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 2 failed; 1 packages failed; 169 lines (5,340 chars).\n" +
 		"Ran the store's tests: TestExpire fails at store_test.go:88.\n" +
 		"--- FAIL: TestExpire (0.01s)\n--- FAIL: TestTouchAfterExpiry (0.01s)\n" +
 		"    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s"
@@ -187,7 +191,7 @@ func TestModelSummaryKeeps(t *testing.T) {
 	} {
 		s := modelSummary(o, "m", tc.answer)
 		head, rest, _ := strings.Cut(s, "\n")
-		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 30 matches in 6 files under internal/store/, e.g. file0.go, file1.go, file2.go, file3.go, file4.go, …; 30 lines (2,510 chars).` {
+		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 30 matches in 6 files under internal/store/, e.g. file0.go, file1.go, file2.go, file3.go, file4.go, …; 30 lines (8,150 chars).` {
 			t.Errorf("marker line %q", head)
 		}
 		if "\n"+rest != tc.want {
