@@ -50,13 +50,12 @@ With --llm, a model writes the summaries, through any OpenAI-compatible endpoint
 llama.cpp's server, LM Studio, OpenAI): the same results are summarized, each by a model where
 its summary is shorter than the rule-based one, which it keeps otherwise, and wherever the model
 fails (an error status, a timeout, empty content, an answer cut at the cap: one warning line,
-exit 0). A model's summary starts with the rules' marker line, tagged with the model's name, and
-keeps the error lines and paths of the rule-based summary, appended word for word where the
-model left them out:
+exit 0). A model's summary starts with the rules' marker line, tagged with the model's name,
+then the model's text (at most 100 words), then the error lines and paths of the rule-based
+summary that the text left out, word for word:
 
-   [ctx-summarize, model qwen2.5-coder:1.5b] Bash ` + "`go test ./...`" + `: exit 1; 45 passed, 2 failed; 410 lines (10,765 chars).
-   Tests in ./store fail: TestExpire expects Expired to be true for a link at its expiry time.
-   --- FAIL: TestExpire (0.01s)
+   [ctx-summarize, model qwen2.5-coder:1.5b] Read internal/store/store.go: 156 lines (5,016 chars).
+   <the model's text: what the file defines, in at most 100 words>
 
 Answers are cached (--llm-cache), so a second run over the same history sends no request;
 --stats adds the model's summaries, fallbacks, requests, cache hits and tokens. The API key comes
