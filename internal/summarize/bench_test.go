@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -38,5 +39,42 @@ func BenchmarkFilter(b *testing.B) {
 			f.Apply(t)
 			_ = t.Bytes()
 		}
+	}
+}
+
+// BenchmarkModel is BenchmarkFilter with --llm against the fake server,
+// which answers at once: what ctx-summarize --llm costs beyond the model's
+// own time (prompts, requests on the loopback, answers into summaries).
+// No cache: every prompt is a request.
+func BenchmarkModel(b *testing.B) {
+	enc := os.Getenv("CTX_BENCH_ENCODING")
+	if enc == "" {
+		enc = tokens.Approx
+	}
+	ctr, err := tokens.New(enc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Defaults()
+	opts.ModelInput = 3000
+	f, err := New(opts, ctr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := llmtest.New(b, llmtest.Expect{Model: "fake"}, llmtest.Echo(60))
+	c := newClient(b, srv, nil, 0)
+	var rep Report
+	filter := withModel(f, c, &rep)
+	b.ReportAllocs()
+	inputs := testutil.BenchInputs(b)
+	for i := 0; i < b.N; i++ {
+		for _, in := range inputs {
+			if _, err := filter(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if rep.Model != nil {
+		b.ReportMetric(float64(c.Stats().Requests)/float64(b.N), "requests/op")
 	}
 }

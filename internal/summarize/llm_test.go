@@ -29,7 +29,7 @@ var llmOpts = Options{Mode: ModeSummary, ProtectTokens: 2000, ModelInput: 3000}
 
 // withModel is a filter as the tests run it (in bytes, out bytes) that asks
 // the model through c, and the report of its last run.
-func withModel(t *testing.T, f *Filter, c *llm.Client, rep *Report) invariant.Filter {
+func withModel(f *Filter, c *llm.Client, rep *Report) invariant.Filter {
 	return func(in []byte) ([]byte, error) {
 		tr, err := transcript.Parse(in, transcript.Options{Tools: tools.NewTable(nil)})
 		if err != nil {
@@ -55,7 +55,7 @@ func withModel(t *testing.T, f *Filter, c *llm.Client, rep *Report) invariant.Fi
 	}
 }
 
-func newClient(t *testing.T, srv *llmtest.Server, cache llm.Cache, timeout time.Duration) *llm.Client {
+func newClient(t testing.TB, srv *llmtest.Server, cache llm.Cache, timeout time.Duration) *llm.Client {
 	t.Helper()
 	cfg := llm.Defaults()
 	cfg.URL, cfg.Model, cfg.Cap, cfg.Cache, cfg.Retries, cfg.GiveUpAfter = srv.URL, "fake", AnswerTokens, cache, 0, 0
@@ -106,7 +106,7 @@ func TestModelInvariants(t *testing.T) {
 			}
 			c := newClient(t, srv, cache, 0)
 			var rep Report
-			out := invariant.Check(t, in, withModel(t, f, c, &rep))
+			out := invariant.Check(t, in, withModel(f, c, &rep))
 			checkChanges(t, in, out, llmOpts)
 			checkSameResults(t, in, out, rulesOnly(t, f, in))
 			checkKeeps(t, in, out)
@@ -126,7 +126,7 @@ func TestModelInvariants(t *testing.T) {
 			}
 			defer cache.Close()
 			c = newClient(t, srv, cache, 0)
-			again, err := withModel(t, f, c, &rep)(in)
+			again, err := withModel(f, c, &rep)(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +249,7 @@ func TestModelFallbacks(t *testing.T) {
 			for _, input := range llmInputs(t, files) {
 				in := input.data
 				var rep Report
-				out, err := withModel(t, f, c, &rep)(in)
+				out, err := withModel(f, c, &rep)(in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -300,7 +300,7 @@ func TestModelMixed(t *testing.T) {
 	for _, input := range llmInputs(t, files) {
 		in := input.data
 		var rep Report
-		out := invariant.Check(t, in, withModel(t, f, c, &rep))
+		out := invariant.Check(t, in, withModel(f, c, &rep))
 		checkChanges(t, in, out, llmOpts)
 		checkSameResults(t, in, out, rulesOnly(t, f, in))
 		checkKeeps(t, in, out)
