@@ -16,18 +16,7 @@ import (
 // approx by default: the filter's own work, without the cost of exact
 // counting.
 func BenchmarkFilter(b *testing.B) {
-	enc := os.Getenv("CTX_BENCH_ENCODING")
-	if enc == "" {
-		enc = tokens.Approx
-	}
-	ctr, err := tokens.New(enc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := New(Defaults(), ctr)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := benchFilter(b, Defaults())
 	b.ReportAllocs()
 	inputs := testutil.BenchInputs(b)
 	for i := 0; i < b.N; i++ {
@@ -47,20 +36,9 @@ func BenchmarkFilter(b *testing.B) {
 // own time (prompts, requests on the loopback, answers into summaries).
 // No cache: every prompt is a request.
 func BenchmarkModel(b *testing.B) {
-	enc := os.Getenv("CTX_BENCH_ENCODING")
-	if enc == "" {
-		enc = tokens.Approx
-	}
-	ctr, err := tokens.New(enc)
-	if err != nil {
-		b.Fatal(err)
-	}
 	opts := Defaults()
 	opts.ModelInput = 3000
-	f, err := New(opts, ctr)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := benchFilter(b, opts)
 	srv := llmtest.New(b, llmtest.Expect{Model: "fake"}, llmtest.Echo(60))
 	c := newClient(b, srv, nil, 0)
 	var rep Report
@@ -77,4 +55,13 @@ func BenchmarkModel(b *testing.B) {
 	if rep.Model != nil {
 		b.ReportMetric(float64(c.Stats().Requests)/float64(b.N), "requests/op")
 	}
+}
+
+// benchFilter is the filter of opts, counting in $CTX_BENCH_ENCODING.
+func benchFilter(b *testing.B, opts Options) *Filter {
+	enc := os.Getenv("CTX_BENCH_ENCODING")
+	if enc == "" {
+		enc = tokens.Approx
+	}
+	return filterIn(b, enc, opts)
 }

@@ -27,6 +27,20 @@ import (
 // file has old results.
 var llmOpts = Options{Mode: ModeSummary, ProtectTokens: 2000, ModelInput: 3000}
 
+// filterIn is the filter of opts, counting in the encoding.
+func filterIn(t testing.TB, encoding string, opts Options) *Filter {
+	t.Helper()
+	ctr, err := tokens.New(encoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(opts, ctr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // withModel is a filter as the tests run it (in bytes, out bytes) that asks
 // the model through c, and the report of its last run.
 func withModel(f *Filter, c *llm.Client, rep *Report) invariant.Filter {
@@ -86,14 +100,7 @@ func rulesOnly(t *testing.T, f *Filter, in []byte) []byte {
 // rules' error lines and paths, and a second run over the same history is
 // all cache hits.
 func TestModelInvariants(t *testing.T) {
-	ctr, err := tokens.New(tokens.Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := New(llmOpts, ctr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := filterIn(t, tokens.Default, llmOpts)
 	srv := llmtest.New(t, llmtest.Expect{Model: "fake"}, llmtest.Echo(25))
 	for _, input := range llmInputs(t, inputs(t)) {
 		t.Run(input.name, func(t *testing.T) {
@@ -217,14 +224,7 @@ func parse(t *testing.T, in []byte) *transcript.Transcript {
 // asked about gets the rules' summary (the output is the rules' output,
 // byte for byte), and the report says why.
 func TestModelFallbacks(t *testing.T) {
-	ctr, err := tokens.New(tokens.Approx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := New(llmOpts, ctr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := filterIn(t, tokens.Approx, llmOpts)
 	files := testutil.Fixtures(t)
 	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
 		files = append(files, filepath.Join(testutil.CorpusDir(t), "claude-code", "spotter-subagent.jsonl"))
@@ -274,14 +274,7 @@ func TestModelFallbacks(t *testing.T) {
 // still keeps every invariant, and is deterministic: the same prompt gets
 // the same fate.
 func TestModelMixed(t *testing.T) {
-	ctr, err := tokens.New(tokens.Approx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := New(llmOpts, ctr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := filterIn(t, tokens.Approx, llmOpts)
 	srv := llmtest.New(t, llmtest.Expect{Model: "fake"}, func(r llmtest.Request) llmtest.Reply {
 		switch len(r.Prompt()) % 4 {
 		case 0:
