@@ -95,55 +95,69 @@ func rulesOnly(t *testing.T, f *Filter, in []byte) []byte {
 }
 
 // TestModelInvariants runs --llm against a fake model that answers well over
-// every fixture and corpus file: every invariant of the rules holds, the
-// same results change as with the rules, every model's summary keeps the
-// rules' error lines and paths, and a second run over the same history is
-// all cache hits.
+// the fixtures and a session made for it (checkModelRun).
 func TestModelInvariants(t *testing.T) {
+	runModelChecks(t, llmInputs(t, testutil.Fixtures(t)))
+}
+
+// TestModelInvariantsCorpus is TestModelInvariants over every corpus file.
+func TestModelInvariantsCorpus(t *testing.T) {
+	runModelChecks(t, llmInputs(t, testutil.CorpusFiles(t))[1:])
+}
+
+// runModelChecks runs checkModelRun on every input, in parallel.
+func runModelChecks(t *testing.T, inputs []namedInput) {
 	f := filterIn(t, tokens.Default, llmOpts)
 	srv := llmtest.New(t, llmtest.Expect{Model: "fake"}, llmtest.Echo(25))
-	for _, input := range llmInputs(t, inputs(t)) {
+	for _, input := range inputs {
 		t.Run(input.name, func(t *testing.T) {
 			t.Parallel()
-			in := input.data
-			cachePath := filepath.Join(t.TempDir(), "llm.jsonl")
-			cache, err := llm.OpenFileCache(cachePath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := newClient(t, srv, cache, 0)
-			var rep Report
-			out := invariant.Check(t, in, withModel(f, c, &rep))
-			checkChanges(t, in, out, llmOpts)
-			checkSameResults(t, in, out, rulesOnly(t, f, in))
-			checkKeeps(t, in, out)
-			if m := rep.Model; input.name == "model-session" && (m == nil || m.Summaries == 0) {
-				t.Errorf("no summary by the model: %+v", m)
-			}
-			first := c.Stats()
-			if first.Failures != 0 {
-				t.Errorf("%d failed calls against a good server", first.Failures)
-			}
-			cache.Close()
-
-			// A second run over the same history, in a new process: no request.
-			cache, err = llm.OpenFileCache(cachePath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cache.Close()
-			c = newClient(t, srv, cache, 0)
-			again, err := withModel(f, c, &rep)(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(again, out) {
-				t.Error("the run from the cache wrote another output")
-			}
-			if st := c.Stats(); st.Requests != 0 || rep.Model != nil && st.CacheHits != rep.Model.Asked {
-				t.Errorf("second run: %+v, want every answer from the cache", st)
-			}
+			checkModelRun(t, f, srv, input)
 		})
+	}
+}
+
+// checkModelRun: every invariant of the rules holds, the same results
+// change as with the rules, every model's summary keeps the rules' error
+// lines and paths, and a second run over the same history is all cache
+// hits.
+func checkModelRun(t *testing.T, f *Filter, srv *llmtest.Server, input namedInput) {
+	in := input.data
+	cachePath := filepath.Join(t.TempDir(), "llm.jsonl")
+	cache, err := llm.OpenFileCache(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv, cache, 0)
+	var rep Report
+	out := invariant.Check(t, in, withModel(f, c, &rep))
+	checkChanges(t, in, out, llmOpts)
+	checkSameResults(t, in, out, rulesOnly(t, f, in))
+	checkKeeps(t, in, out)
+	if m := rep.Model; input.name == "model-session" && (m == nil || m.Summaries == 0) {
+		t.Errorf("no summary by the model: %+v", m)
+	}
+	if st := c.Stats(); st.Failures != 0 {
+		t.Errorf("%d failed calls against a good server", st.Failures)
+	}
+	cache.Close()
+
+	// A second run over the same history, in a new process: no request.
+	cache, err = llm.OpenFileCache(cachePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	c = newClient(t, srv, cache, 0)
+	again, err := withModel(f, c, &rep)(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, out) {
+		t.Error("the run from the cache wrote another output")
+	}
+	if st := c.Stats(); st.Requests != 0 || rep.Model != nil && st.CacheHits != rep.Model.Asked {
+		t.Errorf("second run: %+v, want every answer from the cache", st)
 	}
 }
 
@@ -226,8 +240,8 @@ func parse(t *testing.T, in []byte) *transcript.Transcript {
 func TestModelFallbacks(t *testing.T) {
 	f := filterIn(t, tokens.Approx, llmOpts)
 	files := testutil.Fixtures(t)
-	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
-		files = append(files, filepath.Join(testutil.CorpusDir(t), "claude-code", "spotter-subagent.jsonl"))
+	if session := filepath.Join(testutil.CorpusDir(t), "claude-code", "spotter-subagent.jsonl"); exists(session) {
+		files = append(files, session)
 	}
 	for _, tc := range []struct {
 		name    string
@@ -276,18 +290,21 @@ func TestModelFallbacks(t *testing.T) {
 func TestModelMixed(t *testing.T) {
 	f := filterIn(t, tokens.Approx, llmOpts)
 	srv := llmtest.New(t, llmtest.Expect{Model: "fake"}, func(r llmtest.Request) llmtest.Reply {
-		switch len(r.Prompt()) % 4 {
-		case 0:
+		switch {
+		case strings.Contains(r.Prompt(), "Tool: grep"):
 			return llmtest.Reply{Status: 503}
-		case 1:
+		case strings.Contains(r.Prompt(), "Tool: bash"):
+		case len(r.Prompt())%3 == 0:
 			return llmtest.Reply{Content: "x", FinishReason: "length"}
 		}
 		return llmtest.Echo(15)(r)
 	})
 	c := newClient(t, srv, nil, 0)
 	var files []string
-	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
-		files = testutil.CorpusFiles(t)
+	for _, name := range []string{"claude-code/spotter-258c7280.jsonl", "openai/msa-django-11564.traj.json"} {
+		if path := filepath.Join(testutil.CorpusDir(t), name); exists(path) {
+			files = append(files, path)
+		}
 	}
 	summaries, fallbacks := 0, 0
 	for _, input := range llmInputs(t, files) {
@@ -305,4 +322,9 @@ func TestModelMixed(t *testing.T) {
 	if summaries == 0 || fallbacks == 0 {
 		t.Errorf("%d summaries by the model and %d fallbacks: want both", summaries, fallbacks)
 	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
