@@ -510,7 +510,9 @@ func retryAfter(h string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if n, err := strconv.Atoi(h); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
+		// Past about 34 years a wait is as good as forever, and the
+		// Duration would overflow.
+		return time.Duration(min(n, 1<<30)) * time.Second, true
 	}
 	if t, err := http.ParseTime(h); err == nil {
 		return max(t.Sub(now), 0), true
