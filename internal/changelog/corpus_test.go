@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,10 +19,7 @@ import (
 // independently of the model and of this package: from the raw JSON with
 // encoding/json, by tool name and, for shell tools, by the command's shape.
 func TestEveryEditOnce(t *testing.T) {
-	files := fixtures(t)
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := append(fixtures(t), testutil.CorpusIfPresent(t)...)
 	total := 0
 	for _, path := range files {
 		data, err := os.ReadFile(path)
@@ -67,6 +65,10 @@ type rawCall struct {
 func rawEdits(t *testing.T, data []byte) map[string]int {
 	var values []map[string]any
 	trimmed := strings.TrimSpace(string(data))
+	var traj struct{ History []map[string]any }
+	if strings.HasPrefix(trimmed, "{") && json.Unmarshal(data, &traj) == nil && traj.History != nil {
+		return rawActionEdits(traj.History)
+	}
 	switch {
 	case strings.HasPrefix(trimmed, "["):
 		if err := json.Unmarshal(data, &values); err != nil {
@@ -145,6 +147,43 @@ func rawEdits(t *testing.T, data []byte) map[string]int {
 	return want
 }
 
+// rawActionEdits finds the edits of a SWE-agent trajectory's history: an
+// assistant's action that edits, creates or inserts (or is
+// str_replace_editor, but not its view), whose observation follows it. Its
+// id is its tool call's, or step-N for the Nth action.
+func rawActionEdits(history []map[string]any) map[string]int {
+	want := map[string]int{}
+	open, steps := "", 0
+	for _, m := range history {
+		action := strings.TrimSpace(str(m["action"]))
+		switch {
+		case m["role"] == "assistant" && action != "":
+			steps++
+			open = ""
+			id := fmt.Sprintf("step-%d", steps)
+			if tcs, isList := m["tool_calls"].([]any); isList && len(tcs) > 0 {
+				id = str(tcs[0].(map[string]any)["id"])
+			}
+			switch words := strings.Fields(action); words[0] {
+			case "edit", "create", "insert":
+				open = id
+			case "str_replace_editor":
+				if len(words) > 1 && words[1] != "view" {
+					open = id
+				}
+			}
+			continue
+		case open != "" && (m["role"] == "user" || m["role"] == "tool"):
+			// SWE-agent's commands report a refused edit with "Error:".
+			if !strings.HasPrefix(strings.TrimSpace(str(m["content"])), "Error:") {
+				want[open] = 1
+			}
+		}
+		open = ""
+	}
+	return want
+}
+
 func str(v any) string {
 	s, _ := v.(string)
 	return s
@@ -202,10 +241,8 @@ func filesChanged(c rawCall) int {
 // wherever a whole read of a file follows changes to it, the file replayed
 // to the last change before the read is what the read shows.
 func TestReplayMatchesReads(t *testing.T) {
-	files := fixtures(t)
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := append(fixtures(t), filepath.Join(testutil.Root(t), "examples", "session.jsonl"))
+	files = append(files, testutil.CorpusIfPresent(t)...)
 	exact, formatted := 0, 0
 	for _, path := range files {
 		tr := transcripttest.Load(t, path)

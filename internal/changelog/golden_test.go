@@ -20,7 +20,7 @@ func fixtures(t testing.TB) []string {
 }
 
 // golden writes a report as Markdown and as JSON and compares both with
-// the golden files name.md and name.json.
+// the golden files <name>.md and <name>.json.
 func golden(t *testing.T, name string, rep Report) {
 	t.Helper()
 	var md bytes.Buffer
@@ -43,6 +43,7 @@ func TestGoldenFixtures(t *testing.T) {
 		"codex-patch.jsonl":      "src/discount.js",
 		"anthropic-intent.json":  "config/settings.toml",
 		"openai-intent.json":     "api/health.go",
+		"swe-agent-edits.traj":   "app/config.py",
 	}
 	for _, path := range fixtures(t) {
 		name := filepath.Base(path)

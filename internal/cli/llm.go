@@ -92,9 +92,10 @@ func (e *Env) newModelRun() (*modelRun, error) {
 	return m, nil
 }
 
-// filter returns f with the model's answers about t. The same prompt (an
-// unchanged file read again) is asked once.
-func (m *modelRun) filter(f *summarize.Filter, t *transcript.Transcript) *summarize.Filter {
+// answers asks the model the prompts of t, and counts what asking cost.
+// The same prompt (an unchanged file read again) is asked once.
+func (m *modelRun) answers(f *summarize.Filter, t *transcript.Transcript) *summarize.Answers {
+	before := m.client.Stats()
 	prompts := f.Prompts(t)
 	first := map[[2]string]int{} // a prompt's text → the first prompt with it
 	var distinct []int
@@ -127,20 +128,17 @@ func (m *modelRun) filter(f *summarize.Filter, t *transcript.Transcript) *summar
 		}
 		a.Text[p.Result.Index] = answers[j]
 	}
-	return f.WithAnswers(a)
+	now := m.client.Stats()
+	a.Cost = summarize.Cost{Requests: now.Requests - before.Requests, CacheHits: now.CacheHits - before.CacheHits,
+		PromptTokens: now.PromptTokens - before.PromptTokens, CompletionTokens: now.CompletionTokens - before.CompletionTokens}
+	return a
 }
 
-// apply summarizes t with the model's answers, and adds to the report what
-// they cost.
-func (m *modelRun) apply(f *summarize.Filter, t *transcript.Transcript) summarize.Report {
-	before := m.client.Stats()
-	rep := m.filter(f, t).Apply(t)
-	now := m.client.Stats()
+// run summarizes t with the model's answers, and keeps the model's
+// failures for the warning.
+func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.Report {
+	rep := f.WithAnswers(m.answers(f, t)).Run(t)
 	if r := rep.Model; r != nil {
-		r.Requests = now.Requests - before.Requests
-		r.CacheHits = now.CacheHits - before.CacheHits
-		r.PromptTokens = now.PromptTokens - before.PromptTokens
-		r.CompletionTokens = now.CompletionTokens - before.CompletionTokens
 		m.asked += r.Asked
 		for why, n := range r.Fallbacks {
 			if why != summarize.NotShorter {

@@ -16,7 +16,7 @@ import (
 // approx by default: the filter's own work, without the cost of exact
 // counting.
 func BenchmarkFilter(b *testing.B) {
-	f := benchFilter(b, Defaults())
+	f := benchFilter(b, Defaults(nil))
 	b.ReportAllocs()
 	inputs := testutil.BenchInputs(b)
 	for i := 0; i < b.N; i++ {
@@ -36,7 +36,7 @@ func BenchmarkFilter(b *testing.B) {
 // own time (prompts, requests on the loopback, answers into summaries).
 // No cache: every prompt is a request.
 func BenchmarkModel(b *testing.B) {
-	opts := Defaults()
+	opts := Defaults(nil)
 	opts.ModelInput = 3000
 	f := benchFilter(b, opts)
 	srv := llmtest.New(b, llmtest.Expect{Model: "fake"}, llmtest.Echo(60))

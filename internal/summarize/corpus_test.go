@@ -23,21 +23,17 @@ var configs = []struct {
 	name, encoding string
 	opts           Options
 }{
-	{"defaults", tokens.Approx, Defaults()},
+	{"defaults", tokens.Approx, Defaults(nil)},
 	{"lowered", tokens.Default, Options{Mode: ModeSummary, ProtectTokens: 2000}},
 	{"clear", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, ProtectTurns: 1, KeepMirrors: true}},
 }
 
 // inputs are the fixtures and, where it is present, the corpus.
 func inputs(t *testing.T) []string {
-	files := testutil.Fixtures(t)
-	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
-	return files
+	return testutil.FixturesAndCorpus(t)
 }
 
-// TestInvariants runs every design.md invariant (invariant.Check) over every
+// TestInvariants runs every invariant of docs/model.md (invariant.Check) over every
 // fixture and corpus file with each configuration, and checks what
 // ctx-summarize adds: only old results of kinds it may summarize change,
 // into [ctx-summarize] summaries that name the tool, the target and how the
@@ -59,7 +55,9 @@ func TestInvariants(t *testing.T) {
 		for _, cfg := range configs {
 			t.Run(testutil.Name(path)+"/"+cfg.name, func(t *testing.T) {
 				t.Parallel()
-				f, err := New(cfg.opts, counters[cfg.encoding])
+				opts := cfg.opts
+				opts.Counter = counters[cfg.encoding]
+				f, err := New(opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -69,7 +67,7 @@ func TestInvariants(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					rep = f.Apply(tr)
+					rep = f.Run(tr)
 					return tr.Bytes(), nil
 				})
 				checkChanges(t, in, out, cfg.opts)

@@ -34,7 +34,8 @@ func filterIn(t testing.TB, encoding string, opts Options) *Filter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := New(opts, ctr)
+	opts.Counter = ctr
+	f, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func withModel(f *Filter, c *llm.Client, rep *Report) invariant.Filter {
 				a.Text[p.Result.Index] = texts[i]
 			}
 		}
-		*rep = f.WithAnswers(a).Apply(tr)
+		*rep = f.WithAnswers(a).Run(tr)
 		return tr.Bytes(), nil
 	}
 }

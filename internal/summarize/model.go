@@ -29,9 +29,9 @@ const PromptVersion = "ctx-summarize/1"
 // used.
 const AnswerTokens = 300
 
-// System is the system message of every prompt: the summary the design asks
-// for (success or failure, paths, names, errors, what to do next, at most
-// 100 words).
+// System is the system message of every prompt: what a later turn needs of
+// the output (success or failure, paths, names, errors, what to do next, at
+// most 100 words).
 const System = "You summarize the output of one tool call that a coding agent made. " +
 	"The agent will read your summary instead of the output, later, to continue its work. " +
 	"Keep: success or failure, key file paths, important data (function names, class names, errors), " +
@@ -87,8 +87,8 @@ func (f *Filter) Prompts(t *transcript.Transcript) []Prompt {
 	return out
 }
 
-// prompt is the user message about one output: the design's template
-// (tool, parameters, result) and what the rules know of it.
+// prompt is the user message about one output: the tool, its parameters
+// and its result, and what the rules know of it.
 func (f *Filter) prompt(o output) string {
 	c := o.call
 	var b strings.Builder
@@ -144,6 +144,19 @@ type Answers struct {
 	// Failed says why a result that was asked about has no answer ("timeout",
 	// "status 500"), by the index of its result.
 	Failed map[int]string
+	// Cost is what asking cost, for the report.
+	Cost Cost
+}
+
+// Cost is what a model's answers cost, as the caller that asked counts
+// them.
+type Cost struct {
+	// Requests sent (retries included) and answers found in the cache.
+	Requests  int `json:"requests"`
+	CacheHits int `json:"cache_hits"`
+	// Tokens as the server reported them.
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
 }
 
 // WithAnswers returns the filter that uses a model's answers where they
@@ -226,9 +239,7 @@ func nonEmpty(ss []string) []string {
 	return out
 }
 
-// ModelReport is what a model did for one transcript. Asked, Summaries and
-// Fallbacks are the filter's; the caller that asked the model adds what it
-// cost.
+// ModelReport is what a model did for one transcript, and what it cost.
 type ModelReport struct {
 	Name string `json:"name"`
 	// Asked is the results the model was asked about; Summaries those it
@@ -237,17 +248,12 @@ type ModelReport struct {
 	Asked     int            `json:"asked"`
 	Summaries int            `json:"summaries"`
 	Fallbacks map[string]int `json:"fallbacks"`
-	// Requests sent (retries included) and answers found in the cache.
-	Requests  int `json:"requests"`
-	CacheHits int `json:"cache_hits"`
-	// Tokens as the server reported them.
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	Cost
 }
 
 // report counts what the answers did for the plans.
 func (a *Answers) report(plans []plan) *ModelReport {
-	r := &ModelReport{Name: a.Model, Asked: len(a.Text) + len(a.Failed), Fallbacks: map[string]int{}}
+	r := &ModelReport{Name: a.Model, Asked: len(a.Text) + len(a.Failed), Fallbacks: map[string]int{}, Cost: a.Cost}
 	for _, p := range plans {
 		switch {
 		case p.model:
@@ -259,13 +265,15 @@ func (a *Answers) report(plans []plan) *ModelReport {
 	return r
 }
 
-// String is the report's part of the --stats line.
+// String is the report's part of the --stats line, the detail in its
+// parentheses: "model M wrote 3 of 4, 1 rule-based: 1 timeout; 4 requests,
+// …".
 func (r ModelReport) String() string {
 	s := "model " + r.Name + " wrote " + textfmt.Int(r.Summaries) + " of " + textfmt.Int(r.Asked)
 	if n := r.Asked - r.Summaries; n > 0 {
-		s += " (" + textfmt.Int(n) + " rule-based: " + r.FallbackList() + ")"
+		s += ", " + textfmt.Int(n) + " rule-based: " + r.FallbackList()
 	}
-	return s + "; " + plural(r.Requests, "request", "requests") + ", " + plural(r.CacheHits, "cache hit", "cache hits") +
+	return s + "; " + textfmt.Plural(r.Requests, "request", "requests") + ", " + textfmt.Plural(r.CacheHits, "cache hit", "cache hits") +
 		", " + textfmt.Int(r.PromptTokens) + " prompt + " + textfmt.Int(r.CompletionTokens) + " completion tokens"
 }
 

@@ -52,7 +52,7 @@ func modelOpts() Options {
 }
 
 // TestPrompts: a prompt for each result the rules would summarize with more
-// than one line, holding the design's template and what the rules know.
+// than one line, holding the template and what the rules know.
 func TestPrompts(t *testing.T) {
 	tr := modelSession().parse(t)
 	f := newFilter(t, modelOpts())
@@ -78,14 +78,17 @@ func TestPrompts(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"Known: a shell call; ok; 80 passed, 2 failed; 1 packages failed; 169 lines (5,340 chars)\n",
-		"Error lines (keep them):\n--- FAIL: TestExpire (0.01s)\n--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n",
+		"Known: a shell call; ok; 80 passed, 2 failed; 1 package, 1 failed; 169 lines (5,340 chars)\n",
+		"Error lines (keep them):\n    store_test.go:88: Expired(l) = false, want true\n--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n",
 		"Result (too long: its head, the lines that matter and its tail):\n=== RUN   TestStore0\n",
-		"store_test.go:88: Expired(l) = false, want true", // from the middle, a line that matters
 	} {
 		if !strings.Contains(test, want) {
 			t.Errorf("test prompt has no %q:\n%s", want, test)
 		}
+	}
+	// From the middle of the log, a line that matters is in the excerpt.
+	if _, excerpt, _ := strings.Cut(test, "Result (too long"); !strings.Contains(excerpt, "store_test.go:88: Expired(l) = false, want true") {
+		t.Errorf("the test log's excerpt lost its error line:\n%s", excerpt)
 	}
 	if n := approx(t).Count(test[strings.Index(test, "Result"):]); n > 600+30 {
 		t.Errorf("the test log's excerpt has %d tokens, over --llm-max-input 600", n)
@@ -116,11 +119,11 @@ func answer(tr *transcript.Transcript, f *Filter, text string, failed map[string
 func TestWithAnswers(t *testing.T) {
 	f := newFilter(t, modelOpts())
 	rules := modelSession().parse(t)
-	rulesRep := f.Apply(rules)
+	rulesRep := f.Run(rules)
 
 	tr := modelSession().parse(t)
 	a := answer(tr, f, "Ran the store's tests: TestExpire fails at store_test.go:88.", map[string]string{"c4": "timeout"})
-	rep := f.WithAnswers(a).Apply(tr)
+	rep := f.WithAnswers(a).Run(tr)
 
 	if rep.Summarized != rulesRep.Summarized || rep.Kept != rulesRep.Kept {
 		t.Errorf("with answers: %d summarized, kept %+v; with rules: %d, %+v", rep.Summarized, rep.Kept, rulesRep.Summarized, rulesRep.Kept)
@@ -143,9 +146,9 @@ func TestWithAnswers(t *testing.T) {
 	}
 
 	test := text(tr, "c3")
-	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 2 failed; 1 packages failed; 169 lines (5,340 chars).\n" +
+	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 2 failed; 1 package, 1 failed; 169 lines (5,340 chars).\n" +
 		"Ran the store's tests: TestExpire fails at store_test.go:88.\n" +
-		"--- FAIL: TestExpire (0.01s)\n--- FAIL: TestTouchAfterExpiry (0.01s)\n" +
+		"    store_test.go:88: Expired(l) = false, want true\n--- FAIL: TestTouchAfterExpiry (0.01s)\n" +
 		"    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s"
 	if test != wantTest {
 		t.Errorf("test run's summary:\n%s\nwant:\n%s", test, wantTest)
@@ -157,7 +160,7 @@ func TestWithAnswers(t *testing.T) {
 	// Applying the output again changes nothing: the model's summaries are
 	// markers.
 	again := transcriptOf(t, tr)
-	if r := f.WithAnswers(&Answers{Model: "tiny:1b"}).Apply(again); r.Summarized != 0 || again.Changed() {
+	if r := f.WithAnswers(&Answers{Model: "tiny:1b"}).Run(again); r.Summarized != 0 || again.Changed() {
 		t.Errorf("a second run summarized %d", r.Summarized)
 	}
 }
@@ -167,11 +170,11 @@ func TestWithAnswers(t *testing.T) {
 func TestAnswerNotShorter(t *testing.T) {
 	f := newFilter(t, modelOpts())
 	tr := modelSession().parse(t)
-	rep := f.WithAnswers(answer(tr, f, strings.Repeat("The tests ran and printed many lines. ", 60), nil)).Apply(tr)
+	rep := f.WithAnswers(answer(tr, f, strings.Repeat("The tests ran and printed many lines. ", 60), nil)).Run(tr)
 	if rep.Model.Summaries != 0 || rep.Model.Fallbacks["not shorter"] != 3 {
 		t.Errorf("report %+v", rep.Model)
 	}
-	want := "model tiny:1b wrote 0 of 3 (3 rule-based: 3 not shorter); 0 requests, 0 cache hits, 0 prompt + 0 completion tokens"
+	want := "model tiny:1b wrote 0 of 3, 3 rule-based: 3 not shorter; 0 requests, 0 cache hits, 0 prompt + 0 completion tokens"
 	if rep.Model.String() != want {
 		t.Errorf("stats %q, want %q", rep.Model.String(), want)
 	}

@@ -4,10 +4,14 @@ package testutil
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -69,26 +73,48 @@ func CorpusDir(t testing.TB) string {
 }
 
 // CorpusFiles lists every transcript of the corpus, sorted. It skips the test
-// when the corpus is absent (a user's clone has none).
+// when the corpus is absent or empty (a user's clone has none).
 func CorpusFiles(t testing.TB) []string {
 	t.Helper()
+	files := CorpusIfPresent(t)
+	if len(files) == 0 {
+		t.Skipf("no corpus of real transcripts at %s (set CTX_CORPUS to use one elsewhere)", CorpusDir(t))
+	}
+	return files
+}
+
+// CorpusIfPresent lists every transcript of the corpus, sorted, and none when
+// the corpus is absent or empty: for the tests that check the in-repo
+// fixtures and add the corpus where there is one.
+func CorpusIfPresent(t testing.TB) []string {
+	t.Helper()
 	dir := CorpusDir(t)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		switch filepath.Ext(path) {
-		case ".json", ".jsonl":
+		case ".json", ".jsonl", ".traj":
 			files = append(files, path)
 		}
 		return nil
 	})
-	if err != nil || len(files) == 0 {
-		t.Skipf("no corpus of real transcripts at %s (set CTX_CORPUS to use one elsewhere)", dir)
+	if err != nil {
+		t.Fatalf("the corpus of real transcripts: %v", err)
 	}
 	sort.Strings(files)
 	return files
+}
+
+// FixturesAndCorpus lists the shared fixtures, then the corpus where there
+// is one.
+func FixturesAndCorpus(t testing.TB) []string {
+	t.Helper()
+	return append(Fixtures(t), CorpusIfPresent(t)...)
 }
 
 // BenchInputs reads what benchmarks measure: $CTX_BENCH_FILE (make one
@@ -130,4 +156,18 @@ func Fixtures(t testing.TB) []string {
 // subtest names: claude-code/spotter-subagent.jsonl.
 func Name(path string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
+}
+
+// NumberLines numbers lines from start as read tools print a file: the
+// number right-aligned in six columns, then sep ("→" for Claude Code's
+// Read, a tab for cat -n), then the line.
+func NumberLines(start int, sep string, lines ...string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%6d%s%s", start+i, sep, l)
+	}
+	return b.String()
 }

@@ -2,7 +2,10 @@ package tools
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // FuzzClassifyCommand: any command line classifies without panicking, and
@@ -38,6 +41,70 @@ func FuzzJoinArgv(f *testing.F) {
 		got := parseScript(JoinArgv(argv))
 		if len(got) != 1 || len(got[0]) != 1 || !reflect.DeepEqual(got[0][0].words, argv) {
 			t.Fatalf("JoinArgv(%q) = %q parses back as %+v", argv, JoinArgv(argv), got)
+		}
+	})
+}
+
+// FuzzAction: any action parses and classifies without panicking; an
+// action of one of SWE-agent's commands goes by its name, and a window
+// read from any text counts up.
+func FuzzAction(f *testing.F) {
+	for _, s := range []string{
+		"edit 3:4\n  x\nend_of_edit\n", "open \"a b.py\" 20", "str_replace_editor view /t/x.py --view_range 1 -1",
+		"edit 'a' 'b' True", "search_file x", "insert 'y' 3", "ls -la", "[File: /a (2 lines total)]\n1:x\n2:y\n",
+	} {
+		f.Add(s)
+	}
+	table := NewTable(nil)
+	f.Fuzz(func(t *testing.T, action string) {
+		name := ActionName(action)
+		kind, args := table.Classify(name, gjson.Result{Type: gjson.String, Str: action})
+		if (kind == Write || kind == Edit) && len(args.Paths) > 0 && args.Paths[0] != args.Path {
+			t.Fatalf("%q: %s of %q but paths %q", action, kind, args.Path, args.Paths)
+		}
+		if w, ok := ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
+			t.Fatalf("ParseWindow(%q) = %+v", action, w)
+		}
+	})
+}
+
+// FuzzChangeOf: any edit or write call decodes without panicking; a change
+// it cannot show says why, and a patch or a text comes from the input.
+func FuzzChangeOf(f *testing.F) {
+	table := NewTable(nil)
+	for _, c := range [][2]string{
+		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y"}`},
+		{"MultiEdit", `{"file_path":"a","edits":[{"old_string":"x","new_string":"y","replace_all":true}]}`},
+		{"str_replace_editor", `{"command":"insert","path":"a","insert_line":2,"new_str":"z"}`},
+		{"Write", `{"file_path":"a","content":"c"}`},
+		{"apply_patch", "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch"},
+		{"Bash", `{"command":"cat >> a <<EOF\nx\nEOF"}`},
+		{"Bash", `{"command":"sed -i 's/a/b/' f"}`},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, name, input string) {
+		var in gjson.Result
+		if gjson.Valid(input) {
+			in = gjson.Parse(input)
+		} else {
+			in = gjson.Result{Type: gjson.String, Str: input}
+		}
+		kind, args := table.Classify(name, in)
+		c := ChangeOf(kind, args, input)
+		switch c.Op {
+		case EditUnknown:
+			if c.Why == "" {
+				t.Fatalf("ChangeOf(%s, %q): unknown without a reason", name, input)
+			}
+		case EditPatch:
+			if !isPatch(c.Text) {
+				t.Fatalf("ChangeOf(%s, %q): a patch that is not one: %q", name, input, c.Text)
+			}
+		case EditReplace:
+			if len(c.Replacements) == 0 && !strings.Contains(input, "edits") {
+				t.Fatalf("ChangeOf(%s, %q): a replacement of nothing", name, input)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // exactly those an independent reading of the file finds; every result can
 // be rewritten in place and read back.
 func TestCorpus(t *testing.T) {
-	for _, path := range testutil.CorpusFiles(t) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
 		t.Run(testutil.Name(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -79,6 +80,7 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 	switch {
 	case trimmed[0] == '[':
 		must(t, json.Unmarshal(trimmed, &records))
+	case format == SWEAgent:
 	case format == OpenAI || format == Anthropic:
 		var doc map[string]any
 		if json.Unmarshal(trimmed, &doc) == nil {
@@ -99,6 +101,9 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 		}
 	}
 	str := func(v any) string { s, _ := v.(string); return s }
+	if format == SWEAgent {
+		return sweOracle(t, trimmed)
+	}
 	for _, rec := range records {
 		msg := rec
 		switch format {
@@ -146,6 +151,37 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 	return calls, results
 }
 
+// sweOracle reads a SWE-agent trajectory's calls and results: an
+// assistant's action is a call, with its tool call's id or step-N for the
+// Nth action; the user or tool message after it is its result.
+func sweOracle(t *testing.T, data []byte) (calls, results []string) {
+	var doc struct {
+		History []struct {
+			Role      string
+			Action    *string
+			ToolCalls []struct{ ID string } `json:"tool_calls"`
+		}
+	}
+	must(t, json.Unmarshal(data, &doc))
+	open, steps := "", 0
+	for _, m := range doc.History {
+		switch {
+		case m.Role == "assistant" && m.Action != nil && strings.TrimSpace(*m.Action) != "":
+			steps++
+			open = fmt.Sprintf("step-%d", steps)
+			if len(m.ToolCalls) > 0 {
+				open = m.ToolCalls[0].ID
+			}
+			calls = append(calls, open)
+			continue
+		case open != "" && (m.Role == "user" || m.Role == "tool"):
+			results = append(results, open)
+		}
+		open = ""
+	}
+	return calls, results
+}
+
 func asList(v any) []map[string]any {
 	list, _ := v.([]any)
 	var out []map[string]any
@@ -167,7 +203,7 @@ func must(t *testing.T, err error) {
 // TestCorpusPairing checks that in real transcripts every call found has its
 // result and every result its call, except where the file itself lacks one.
 func TestCorpusPairing(t *testing.T) {
-	for _, path := range testutil.CorpusFiles(t) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
 		tr, _ := parseFile(t, path)
 		ids := map[string]int{}
 		for _, c := range tr.Calls {
