@@ -32,8 +32,21 @@ metadata (ids, timestamps, usage), and lines the model never sees (progress, sna
 not counted. A provider bills a little more: per-message overhead, the system prompt and tool
 definitions that a transcript file does not hold. See docs/count.md.
 
+GROUPS (--by): one table of all the transcripts, a row per group, most tokens first, with
+the share of tool output, the re-reads, what ctx-dedupe saves and the top tools of each:
+   project  the session's working directory      session  the session's id, else the file
+   day      each message's local date            file     the transcript file
+   model    the model that wrote each message    tool     the tool (text: "(no tool)")
+   kind     the tool's kind (a shell call's, its command's)
+--since and --until count only the messages written in that span, by the transcripts' own
+timestamps. The files are counted --jobs at a time, each let go once counted; a progress bar
+shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+
 EXAMPLES:
    ctx-count session.jsonl
+   ctx-count --by project ~/.claude/projects ~/.codex/sessions
+   ctx-count --by day --since 2026-05-01 --json ~/.claude/projects
+   ctx-count --each-line < trajectories.jsonl > reports.jsonl
    ctx-count --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
@@ -44,7 +57,7 @@ EXAMPLES:
 		&ucli.IntFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a context window of `N` tokens, e.g. 200000"},
 		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"},
 		&ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"},
-		&ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (see GROUPS below)"},
+		&ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"},
 		&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "with --by, count the messages written from `TIME` on: a date (2026-01-31, local), a local time (2026-01-31T14:00) or an RFC 3339 time"},
 		&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "with --by, count the messages written before `TIME`; a date counts all of that day"},
 		EachLineFlag,
