@@ -444,6 +444,9 @@ func ParseTime(s string, end bool, loc *time.Location) (time.Time, error) {
 	if t, err := time.ParseInLocation(time.DateOnly, s, loc); err == nil {
 		if end {
 			t = t.AddDate(0, 0, 1)
+			if t.Year() > 9999 {
+				t = t.Add(-time.Nanosecond) // JSON and RFC 3339 stop at 9999
+			}
 		}
 		return t, nil
 	}

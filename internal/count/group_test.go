@@ -324,3 +324,22 @@ func TestGroupedGolden(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseTime: any value is read or refused without a panic, and a time
+// read back from its RFC 3339 form is the same time.
+func FuzzParseTime(f *testing.F) {
+	for _, s := range []string{"2026-01-31", "2026-01-31T14:05", "2026-01-31T14:05:09Z", "2026-01-31T14:05:09.5-05:00", "", "x", "9999-12-31"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, end bool) {
+		got, err := ParseTime(s, end, time.UTC)
+		if err != nil {
+			return
+		}
+		again, err := ParseTime(got.Format(time.RFC3339Nano), false, time.UTC)
+		if err != nil || !again.Equal(got) {
+			t.Fatalf("ParseTime(%q) = %v, and its RFC 3339 form reads as %v, %v", s, got, again, err)
+		}
+	})
+}
