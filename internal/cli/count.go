@@ -119,11 +119,13 @@ func runCount(e *Env) error {
 		}
 		r := count.Count(t, ctr, top)
 		r.File = in.Display()
+		var data []byte // only --tee's one input is kept past its count
+		if tee {
+			data = in.Data
+		}
 		return func() error {
 			s.Files = append(s.Files, r)
-			if tee {
-				teed = in.Data
-			}
+			teed = data
 			return nil
 		}, nil
 	})
