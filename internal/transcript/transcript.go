@@ -89,6 +89,10 @@ type Message struct {
 	Blocks  []Block   // its text, thinking and images, in order
 	Calls   []*Call   // the tool calls it makes
 	Results []*Result // the tool results it carries
+
+	// Time is when it was written, as the transcript gives it (Claude Code's
+	// and Codex's timestamp, RFC 3339), else "".
+	Time string
 }
 
 // BlockType is the type of a content block the model keeps.
@@ -120,6 +124,10 @@ type Call struct {
 	Input   string // the arguments as the model wrote them (JSON text, or a custom tool's input)
 	Message *Message
 	Result  *Result // nil when the transcript holds no result for it
+
+	// InputIsText says Input is a custom tool's free-form text (Codex's
+	// apply_patch), not JSON.
+	InputIsText bool
 }
 
 // Result is one tool result.
