@@ -1,0 +1,401 @@
+package archive
+
+import (
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tools"
+)
+
+// Query selects executions. Every field set narrows the selection; the zero
+// Query selects every execution, newest first.
+type Query struct {
+	ID      string // a handle or a call id
+	Session string
+	Tool    string // a tool's name or a kind (read, shell, ...), any case
+	Path    string // any call that read, edited, wrote or listed it (or, for a directory, a file under it)
+	Since   time.Time
+	Until   time.Time // exclusive
+	Failed  bool
+	Text    string // words the output or the command holds (full-text, ranked); see FTSQuery
+	Limit   int    // at most this many records; 0 is DefaultLimit, more than MaxLimit is MaxLimit
+	// IncludeOutput fills each record's Output.
+	IncludeOutput bool
+}
+
+// The number of records a query returns unless told, and at most.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 100
+)
+
+// Record is an execution as a query returns it. Its JSON is the schema of
+// ctx-recall --json and memory_query (docs/recall.md).
+type Record struct {
+	ID       string          `json:"id"` // the handle: what ctx-recall and memory_query take
+	CallID   string          `json:"call_id"`
+	Session  string          `json:"session"`
+	Tool     string          `json:"tool"`
+	Kind     string          `json:"kind"`
+	Args     json.RawMessage `json:"args"` // the canonical arguments: an object, or a string for a custom tool's text
+	Path     string          `json:"path"`
+	Range    string          `json:"range"`
+	Command  string          `json:"command"`
+	Target   string          `json:"target"` // what the call was about: path, command, pattern or URL
+	Intent   string          `json:"intent"`
+	Time     *string         `json:"time"` // RFC 3339, UTC; null when the transcript does not say
+	Failed   bool            `json:"failed"`
+	ExitCode *int            `json:"exit_code"` // null when unknown
+	SHA256   string          `json:"sha256"`    // of the output
+	Bytes    int             `json:"bytes"`
+	Chars    int             `json:"chars"`
+	Lines    int             `json:"lines"`
+	Tokens   int             `json:"tokens"` // o200k_base
+	Format   string          `json:"format"`
+	Cwd      string          `json:"cwd"`
+	Preview  string          `json:"preview"`           // the output's first lines
+	Snippet  string          `json:"snippet,omitempty"` // with Text: where it matched, **marked**
+	Output   *string         `json:"output,omitempty"`  // with IncludeOutput: the whole output
+}
+
+// Page is a query's answer: the total that match, and the first Limit.
+type Page struct {
+	Total   int      `json:"total"`
+	Records []Record `json:"records"`
+}
+
+// ErrAmbiguous is Get's error when an id names executions with different
+// outputs in several sessions.
+var ErrAmbiguous = errors.New("ambiguous id")
+
+// Get returns the execution with a handle or call id, its output included.
+// A call id that several sessions share is ambiguous unless their outputs
+// are the same text (a resumed session repeats its history), or session
+// narrows it.
+func (a *Archive) Get(id, session string) (Record, error) {
+	p, err := a.Find(Query{ID: id, Session: session, Limit: MaxLimit})
+	if err != nil {
+		return Record{}, err
+	}
+	if p.Total == 0 {
+		return Record{}, fmt.Errorf("%s: %w", id, ErrNotFound)
+	}
+	first := p.Records[0]
+	var sessions []string
+	for _, r := range p.Records {
+		if r.SHA256 != first.SHA256 {
+			for _, r := range p.Records {
+				sessions = append(sessions, r.Session)
+			}
+			return Record{}, fmt.Errorf("%s: %w: %d executions in sessions %s; choose one with the session",
+				id, ErrAmbiguous, p.Total, strings.Join(sessions, ", "))
+		}
+	}
+	var text string
+	sum, _ := hex.DecodeString(first.SHA256)
+	if err := a.db.QueryRow(`SELECT text FROM outputs WHERE sha256 = ?`, sum).Scan(&text); err != nil {
+		return Record{}, a.wrap(err)
+	}
+	first.Output = &text
+	return first, nil
+}
+
+// Find runs a query.
+func (a *Archive) Find(q Query) (Page, error) {
+	limit := q.Limit
+	switch {
+	case limit <= 0:
+		limit = DefaultLimit
+	case limit > MaxLimit:
+		limit = MaxLimit
+	}
+	first := 1 // the first SQL parameter of the filters; with Text, ?1 is the full-text query
+	if q.Text != "" {
+		first = 2
+	}
+	where, args := q.where(first)
+	limitParam := fmt.Sprintf(" LIMIT ?%d", first+len(args))
+	output := "''"
+	if q.IncludeOutput {
+		output = "o.text"
+	}
+	cols := `e.handle, e.call_id, e.session, e.tool, e.kind, e.args, e.args_json, e.path, e.range_start, e.range_end,
+		e.range_last, e.command, e.target, e.intent, e.time, e.failed, e.exit_code, o.sha256, o.bytes, o.chars, o.lines,
+		o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id, e.id`
+	var count, list string
+	var countArgs, listArgs []any
+	if q.Text != "" {
+		fts, err := FTSQuery(q.Text)
+		if err != nil {
+			return Page{}, err
+		}
+		// Executions whose output or command matches, each at its best
+		// rank (bm25: lower is better).
+		hits := `WITH hits (eid, score) AS (
+				SELECT e.id, bm25(outputs_fts) FROM outputs_fts JOIN executions e ON e.output_id = outputs_fts.rowid
+				WHERE outputs_fts MATCH ?1
+				UNION ALL
+				SELECT rowid, bm25(commands_fts) FROM commands_fts WHERE commands_fts MATCH ?1
+			), best (eid, score) AS (SELECT eid, min(score) FROM hits GROUP BY eid) `
+		from := ` FROM best JOIN executions e ON e.id = best.eid JOIN outputs o ON o.id = e.output_id` + where
+		count = hits + `SELECT count(*)` + from
+		list = hits + `SELECT ` + cols + from + ` ORDER BY best.score, e.id DESC` + limitParam
+		countArgs = append([]any{fts}, args...)
+		listArgs = append(append([]any{fts}, args...), limit)
+	} else {
+		from := ` FROM executions e JOIN outputs o ON o.id = e.output_id` + where
+		count = `SELECT count(*)` + from
+		list = `SELECT ` + cols + from + ` ORDER BY e.time DESC, e.id DESC` + limitParam
+		countArgs, listArgs = args, append(args, limit)
+	}
+	var p Page
+	if err := a.db.QueryRow(count, countArgs...).Scan(&p.Total); err != nil {
+		return Page{}, a.queryError(err)
+	}
+	rows, err := a.db.Query(list, listArgs...)
+	if err != nil {
+		return Page{}, a.queryError(err)
+	}
+	defer rows.Close()
+	var outputIDs, execIDs []int64
+	for rows.Next() {
+		r, outID, execID, err := scanRecord(rows, q.IncludeOutput)
+		if err != nil {
+			return Page{}, a.wrap(err)
+		}
+		p.Records = append(p.Records, r)
+		outputIDs, execIDs = append(outputIDs, outID), append(execIDs, execID)
+	}
+	if err := rows.Err(); err != nil {
+		return Page{}, a.wrap(err)
+	}
+	if q.Text != "" {
+		fts, _ := FTSQuery(q.Text)
+		for i := range p.Records {
+			if p.Records[i].Snippet, err = a.snippet(fts, outputIDs[i], execIDs[i]); err != nil {
+				return Page{}, a.wrap(err)
+			}
+		}
+	}
+	return p, nil
+}
+
+// where is the query's filters as SQL over executions e, with their
+// arguments, numbered from ?first.
+func (q Query) where(first int) (string, []any) {
+	var conds []string
+	var args []any
+	// add numbers each ? of cond after the parameters so far.
+	add := func(cond string, vals ...any) {
+		parts := strings.Split(cond, "?")
+		var b strings.Builder
+		for i, part := range parts {
+			if i > 0 {
+				fmt.Fprintf(&b, "?%d", len(args)+first)
+				args = append(args, vals[i-1])
+			}
+			b.WriteString(part)
+		}
+		conds = append(conds, b.String())
+	}
+	if q.ID != "" {
+		add(`(e.handle = ? OR e.call_id = ?)`, q.ID, q.ID)
+	}
+	if q.Session != "" {
+		add(`e.session = ?`, q.Session)
+	}
+	if q.Tool != "" {
+		add(`(e.tool = ? COLLATE NOCASE OR e.kind = ?)`, q.Tool, strings.ToLower(q.Tool))
+	}
+	if p := cleanPath(q.Path); p != "" {
+		// The path itself, a path it ends (a.go finds src/a.go), or a
+		// path under it (src finds src/a.go): compared with substr, not
+		// LIKE, whose wildcards paths are full of.
+		add(`e.id IN (SELECT execution_id FROM paths WHERE path = ?
+			OR substr(path, -length(?) - 1) = '/' || ?
+			OR substr(path, 1, length(?) + 1) = ? || '/')`, p, p, p, p, p)
+	}
+	if !q.Since.IsZero() {
+		add(`e.time >= ?`, q.Since.UTC().Format(timeLayout))
+	}
+	if !q.Until.IsZero() {
+		add(`e.time < ?`, q.Until.UTC().Format(timeLayout))
+	}
+	if q.Failed {
+		conds = append(conds, `e.failed`)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// cleanPath is a --path as the archive stores paths: cleaned, without a
+// leading ./ or a trailing /.
+func cleanPath(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	p = path.Clean(strings.TrimPrefix(p, "file://"))
+	if p == "." {
+		return ""
+	}
+	return p
+}
+
+// queryError reports a bad full-text query as the user's mistake.
+func (a *Archive) queryError(err error) error {
+	if msg := err.Error(); strings.Contains(msg, "fts5") {
+		return fmt.Errorf("%w: %s", ErrBadQuery, trimSQLite(msg))
+	}
+	return a.wrap(err)
+}
+
+// ErrBadQuery is a full-text query SQLite cannot read.
+var ErrBadQuery = errors.New("bad query")
+
+func scanRecord(rows *sql.Rows, withOutput bool) (r Record, outputID, execID int64, err error) {
+	var args, when, output string
+	var argsJSON bool
+	var start, end, last int
+	var nullTime sql.NullString
+	var exit sql.NullInt64
+	var sum []byte
+	err = rows.Scan(&r.ID, &r.CallID, &r.Session, &r.Tool, &r.Kind, &args, &argsJSON, &r.Path, &start, &end, &last,
+		&r.Command, &r.Target, &r.Intent, &nullTime, &r.Failed, &exit, &sum, &r.Bytes, &r.Chars, &r.Lines, &r.Tokens,
+		&r.Format, &r.Cwd, &r.Preview, &output, &outputID, &execID)
+	if err != nil {
+		return r, 0, 0, err
+	}
+	if argsJSON {
+		r.Args = json.RawMessage(args)
+	} else {
+		r.Args, _ = json.Marshal(args)
+	}
+	r.Range = tools.Range{Start: start, End: end, Last: last}.String()
+	if r.Target == "" {
+		r.Target = r.Command
+	}
+	if nullTime.Valid {
+		when = strings.Replace(nullTime.String, ".000Z", "Z", 1)
+		r.Time = &when
+	}
+	if exit.Valid {
+		n := int(exit.Int64)
+		r.ExitCode = &n
+	}
+	r.SHA256 = hex.EncodeToString(sum)
+	r.Preview = Preview(r.Preview)
+	if withOutput {
+		r.Output = &output
+	}
+	return r, outputID, execID, nil
+}
+
+// Preview is the start of an output as records show it: its first five
+// lines, at most 300 characters (a record's lines and chars say how much
+// more there is).
+func Preview(text string) string {
+	end := 0
+	for lines := 0; end < len(text) && lines < 5; lines++ {
+		nl := strings.IndexByte(text[end:], '\n')
+		if nl < 0 {
+			end = len(text)
+			break
+		}
+		end += nl + 1
+	}
+	return textfmt.Clip(strings.TrimRight(text[:end], "\n"), 300)
+}
+
+// snippet is where the full-text query matched: in the output, else in the
+// command.
+func (a *Archive) snippet(fts string, outputID, execID int64) (string, error) {
+	var s string
+	err := a.db.QueryRow(`SELECT snippet(outputs_fts, 0, '**', '**', '…', 24) FROM outputs_fts
+		WHERE outputs_fts MATCH ? AND rowid = ?`, fts, outputID).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = a.db.QueryRow(`SELECT snippet(commands_fts, -1, '**', '**', '…', 24) FROM commands_fts
+			WHERE commands_fts MATCH ? AND rowid = ?`, fts, execID).Scan(&s)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return s, err
+}
+
+// FTSQuery turns --query's words into an FTS5 query: every word must
+// match, in any order; "a quoted phrase" matches as a phrase; word* matches
+// words that start so; OR, AND and NOT between words work as in FTS5. Any
+// other character is taken literally, so that a path or an error message
+// can be pasted as it is.
+func FTSQuery(text string) (string, error) {
+	var terms []string
+	rest := strings.TrimSpace(text)
+	for rest != "" {
+		var word string
+		if rest[0] == '"' {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return "", fmt.Errorf("%w: unclosed quote in %q", ErrBadQuery, text)
+			}
+			word, rest = rest[1:end+1], rest[end+2:]
+			terms = append(terms, quote(word))
+		} else {
+			i := strings.IndexAny(rest, " \t\n\r")
+			if i < 0 {
+				i = len(rest)
+			}
+			word, rest = rest[:i], rest[i:]
+			switch {
+			case word == "OR" || word == "AND" || word == "NOT":
+				terms = append(terms, word)
+			case strings.HasSuffix(word, "*") && len(word) > 1:
+				terms = append(terms, quote(strings.TrimSuffix(word, "*"))+"*")
+			default:
+				terms = append(terms, quote(word))
+			}
+		}
+		rest = strings.TrimSpace(rest)
+	}
+	if len(terms) == 0 {
+		return "", fmt.Errorf("%w: no words", ErrBadQuery)
+	}
+	return strings.Join(terms, " "), nil
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// Lines returns lines from through to (1-based, inclusive) of text, each
+// with its newline: what ctx-recall --range prints. to 0 means the end.
+func Lines(text string, from, to int) string {
+	start, line := 0, 1
+	for line < from && start < len(text) {
+		nl := strings.IndexByte(text[start:], '\n')
+		if nl < 0 {
+			return ""
+		}
+		start += nl + 1
+		line++
+	}
+	if line < from {
+		return ""
+	}
+	end := start
+	for ; to == 0 || line <= to; line++ {
+		nl := strings.IndexByte(text[end:], '\n')
+		if nl < 0 {
+			return text[start:]
+		}
+		end += nl + 1
+	}
+	return text[start:end]
+}

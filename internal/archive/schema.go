@@ -1,0 +1,118 @@
+package archive
+
+import (
+	"database/sql"
+	"fmt"
+)
+
+// applicationID marks a SQLite file as a ctxkit archive ("ctxA"), so that
+// another program's database is refused rather than written into.
+const applicationID = 0x63747841
+
+// migrations bring the schema from version i to i+1; the schema's version
+// is len(migrations). A release only appends to this list: an archive
+// written by an older ctxkit is upgraded in place, and one written by a
+// newer one is refused (ErrNewerSchema).
+var migrations = []string{
+	// 1: the first schema.
+	`
+CREATE TABLE outputs (
+	id     INTEGER PRIMARY KEY,
+	sha256 BLOB NOT NULL UNIQUE,  -- of text: identical outputs are stored once
+	text   TEXT NOT NULL,         -- the result's text, byte for byte
+	bytes  INTEGER NOT NULL,
+	chars  INTEGER NOT NULL,
+	lines  INTEGER NOT NULL,
+	tokens INTEGER NOT NULL       -- o200k_base
+);
+CREATE TABLE executions (
+	id          INTEGER PRIMARY KEY,
+	session     TEXT NOT NULL,    -- SessionKey
+	handle      TEXT NOT NULL,    -- Handle: what markers cite
+	call_id     TEXT NOT NULL,
+	seq         INTEGER NOT NULL, -- the result's position in its transcript
+	tool        TEXT NOT NULL,
+	kind        TEXT NOT NULL,
+	args        TEXT NOT NULL,    -- tools.Canonical
+	args_json   INTEGER NOT NULL, -- args is JSON, not a custom tool's text
+	path        TEXT NOT NULL,
+	range_start INTEGER NOT NULL,
+	range_end   INTEGER NOT NULL,
+	range_last  INTEGER NOT NULL,
+	command     TEXT NOT NULL,
+	target      TEXT NOT NULL,
+	intent      TEXT NOT NULL,
+	time        TEXT,             -- UTC, 2006-01-02T15:04:05.000Z; NULL when unknown
+	failed      INTEGER NOT NULL,
+	exit_code   INTEGER,          -- NULL when unknown
+	output_id   INTEGER NOT NULL REFERENCES outputs (id),
+	format      TEXT NOT NULL,
+	cwd         TEXT NOT NULL,
+	archived    TEXT NOT NULL,    -- when it was stored, UTC
+	UNIQUE (session, handle)
+);
+CREATE INDEX executions_handle ON executions (handle);
+CREATE INDEX executions_call_id ON executions (call_id);
+CREATE INDEX executions_time ON executions (time);
+CREATE TABLE paths (
+	path         TEXT NOT NULL,
+	execution_id INTEGER NOT NULL REFERENCES executions (id),
+	PRIMARY KEY (path, execution_id)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE outputs_fts USING fts5 (text, content = 'outputs', content_rowid = 'id');
+CREATE VIRTUAL TABLE commands_fts USING fts5 (command, target, content = 'executions', content_rowid = 'id');
+`,
+}
+
+// queryer is a database or a transaction.
+type queryer interface {
+	QueryRow(query string, args ...any) *sql.Row
+}
+
+// version reads the archive's schema version, checking that it is an
+// archive at all.
+func (a *Archive) version(q queryer) (int, error) {
+	var app, v int
+	if err := q.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
+		return 0, err
+	}
+	if err := q.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return 0, err
+	}
+	if app != applicationID {
+		var n int
+		if err := q.QueryRow(`SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+			return 0, err
+		}
+		if n > 0 || v != 0 || a.readOnly {
+			return 0, fmt.Errorf("%w (a SQLite database of another program)", ErrNotArchive)
+		}
+		return 0, nil // a new, empty file: migrate creates the schema
+	}
+	if v > len(migrations) {
+		return 0, fmt.Errorf("%w (schema version %d; this ctxkit reads up to %d)", ErrNewerSchema, v, len(migrations))
+	}
+	return v, nil
+}
+
+// migrate brings the schema up to date, in one immediate transaction that
+// reads the version again under the write lock: two processes opening a
+// new archive at once create it once.
+func (a *Archive) migrate() error {
+	v, err := a.version(a.db)
+	if err != nil || v == len(migrations) {
+		return err
+	}
+	return a.tx(func(tx *sql.Tx) error {
+		if v, err = a.version(tx); err != nil {
+			return err
+		}
+		for ; v < len(migrations); v++ {
+			if _, err := tx.Exec(migrations[v]); err != nil {
+				return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+			}
+		}
+		_, err := tx.Exec(fmt.Sprintf(`PRAGMA application_id = %d; PRAGMA user_version = %d`, applicationID, len(migrations)))
+		return err
+	})
+}
