@@ -38,7 +38,7 @@ var (
 	ErrMissing     = errors.New("no archive there (ctx-archive creates it)")
 	ErrNotArchive  = errors.New("not a ctxkit archive")
 	ErrNewerSchema = errors.New("archive of a newer schema than this ctxkit reads; upgrade ctxkit")
-	ErrNotFound    = errors.New("no execution with that id in the archive")
+	ErrNotFound    = errors.New("no execution with id")
 	ErrReadOnly    = errors.New("archive opened for reading only")
 )
 
@@ -87,7 +87,7 @@ func OpenReadOnly(path string) (*Archive, error) {
 	// can be writing to it then either.
 	var a *Archive
 	for _, params := range []string{"mode=rw&_query_only=1", "mode=ro", "mode=ro&immutable=1"} {
-		if a, err = openRO(path, params); err == nil || errors.Is(err, ErrNotArchive) || errors.Is(err, ErrNewerSchema) {
+		if a, err = openRO(path, params); err == nil || errors.Is(err, ErrNotArchive) || errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrMissing) {
 			break
 		}
 	}

@@ -85,7 +85,7 @@ func (a *Archive) Get(id, session string) (Record, error) {
 		return Record{}, err
 	}
 	if p.Total == 0 {
-		return Record{}, fmt.Errorf("%s: %w", id, ErrNotFound)
+		return Record{}, fmt.Errorf("%s: %w %q", a.path, ErrNotFound, id)
 	}
 	first := p.Records[0]
 	var sessions []string
@@ -94,8 +94,8 @@ func (a *Archive) Get(id, session string) (Record, error) {
 			for _, r := range p.Records {
 				sessions = append(sessions, r.Session)
 			}
-			return Record{}, fmt.Errorf("%s: %w: %d executions in sessions %s; choose one with the session",
-				id, ErrAmbiguous, p.Total, strings.Join(sessions, ", "))
+			return Record{}, fmt.Errorf("%s: %w %q: %d executions in sessions %s have it; choose one with the session",
+				a.path, ErrAmbiguous, id, p.Total, strings.Join(sessions, ", "))
 		}
 	}
 	var text string

@@ -72,20 +72,22 @@ type queryer interface {
 // version reads the archive's schema version, checking that it is an
 // archive at all.
 func (a *Archive) version(q queryer) (int, error) {
-	var app, v int
-	if err := q.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
-		return 0, err
-	}
-	if err := q.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+	// One statement, so that all three come from one snapshot, not from
+	// either side of another process's creating the schema.
+	var app, v, n int
+	err := q.QueryRow(`SELECT (SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)`).Scan(&app, &v, &n)
+	if err != nil {
 		return 0, err
 	}
 	if app != applicationID {
-		var n int
-		if err := q.QueryRow(`SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
-			return 0, err
-		}
-		if n > 0 || v != 0 || a.readOnly {
+		switch {
+		case n > 0 || v != 0:
 			return 0, fmt.Errorf("%w (a SQLite database of another program)", ErrNotArchive)
+		case a.readOnly:
+			// An empty file: an archive that another process is creating
+			// right now, or that never got its first write.
+			return 0, ErrMissing
 		}
 		return 0, nil // a new, empty file: migrate creates the schema
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ctxkit/ctxkit/internal/mcpserver"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 )
 
@@ -24,6 +25,8 @@ var commands = map[string]Command{
 	"ctx-dedupe":    Dedupe,
 	"ctx-summarize": Summarize,
 	"ctx-truncate":  Truncate,
+	"ctx-archive":   Archive,
+	"ctx-recall":    Recall(mcpserver.Serve),
 }
 
 func TestMain(m *testing.M) {
