@@ -236,6 +236,8 @@ func TestFTSQuery(t *testing.T) {
 		{"panic nil", `"panic" "nil"`},
 		{`"index out of range"`, `"index out of range"`},
 		{"store* OR cache", `"store"* OR "cache"`},
+		{"OR cache", `"OR" "cache"`},
+		{"a OR NOT b", `"a" "OR" "NOT" "b"`},
 		{"internal/store/store.go:41", `"internal/store/store.go:41"`},
 		{`say "hi`, ""},
 		{"   ", ""},
@@ -380,4 +382,25 @@ func TestGetAmbiguous(t *testing.T) {
 	if _, err := a.Get("toolu_nothing_like_this_here", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown id: %v, want ErrNotFound", err)
 	}
+}
+
+// FuzzFTSQuery: whatever the user types, FTSQuery refuses it or makes a
+// query that FTS5 runs.
+func FuzzFTSQuery(f *testing.F) {
+	for _, s := range []string{"panic nil", `"a b" c*`, "OR", "a OR", "NOT NOT b", "x AND OR y", `a"b`, "*", `""`, "a-b:c/d.go", "NEAR(a b)", "^x", "col:x"} {
+		f.Add(s)
+	}
+	a := open(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := FTSQuery(text)
+		if err != nil {
+			if !errors.Is(err, ErrBadQuery) {
+				t.Fatalf("FTSQuery(%q): %v", text, err)
+			}
+			return
+		}
+		if _, err := a.Find(Query{Text: text}); err != nil {
+			t.Fatalf("FTSQuery(%q) = %q: %v", text, q, err)
+		}
+	})
 }

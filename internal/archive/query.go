@@ -334,42 +334,53 @@ func (a *Archive) snippet(fts string, outputID, execID int64) (string, error) {
 
 // FTSQuery turns --query's words into an FTS5 query: every word must
 // match, in any order; "a quoted phrase" matches as a phrase; word* matches
-// words that start so; OR, AND and NOT between words work as in FTS5. Any
-// other character is taken literally, so that a path or an error message
-// can be pasted as it is.
+// words that start so; OR, AND and NOT between two words work as in FTS5.
+// Any other character is taken literally, so that a path or an error
+// message can be pasted as it is.
 func FTSQuery(text string) (string, error) {
-	var terms []string
+	type term struct {
+		s  string
+		op bool
+	}
+	var terms []term
 	rest := strings.TrimSpace(text)
 	for rest != "" {
-		var word string
 		if rest[0] == '"' {
 			end := strings.IndexByte(rest[1:], '"')
 			if end < 0 {
 				return "", fmt.Errorf("%w: unclosed quote in %q", ErrBadQuery, text)
 			}
-			word, rest = rest[1:end+1], rest[end+2:]
-			terms = append(terms, quote(word))
-		} else {
-			i := strings.IndexAny(rest, " \t\n\r")
-			if i < 0 {
-				i = len(rest)
-			}
-			word, rest = rest[:i], rest[i:]
-			switch {
-			case word == "OR" || word == "AND" || word == "NOT":
-				terms = append(terms, word)
-			case strings.HasSuffix(word, "*") && len(word) > 1:
-				terms = append(terms, quote(strings.TrimSuffix(word, "*"))+"*")
-			default:
-				terms = append(terms, quote(word))
-			}
+			terms = append(terms, term{s: quote(rest[1 : end+1])})
+			rest = strings.TrimSpace(rest[end+2:])
+			continue
 		}
-		rest = strings.TrimSpace(rest)
+		i := strings.IndexAny(rest, " \t\n\r")
+		if i < 0 {
+			i = len(rest)
+		}
+		word := rest[:i]
+		rest = strings.TrimSpace(rest[i:])
+		switch {
+		case word == "OR" || word == "AND" || word == "NOT":
+			terms = append(terms, term{s: word, op: true})
+		case strings.HasSuffix(word, "*") && len(word) > 1:
+			terms = append(terms, term{s: quote(strings.TrimSuffix(word, "*")) + "*"})
+		default:
+			terms = append(terms, term{s: quote(word)})
+		}
 	}
-	if len(terms) == 0 {
+	var out []string
+	for i, t := range terms {
+		// An operator needs a word on each side; else it is a word.
+		if t.op && (i == 0 || i == len(terms)-1 || terms[i-1].op || terms[i+1].op) {
+			t.s = quote(t.s)
+		}
+		out = append(out, t.s)
+	}
+	if len(out) == 0 {
 		return "", fmt.Errorf("%w: no words", ErrBadQuery)
 	}
-	return strings.Join(terms, " "), nil
+	return strings.Join(out, " "), nil
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -112,7 +113,9 @@ func page(text, id string, first, lines int) string {
 	}
 	cut := strings.LastIndexByte(text[:maxChars], '\n') + 1
 	if cut == 0 {
-		cut = textfmt.RuneOffset(text, maxChars/4) // one huge line: cut inside it, on a character
+		// One huge line: cut inside it, at the start of a character.
+		for cut = maxChars; !utf8.RuneStart(text[cut]); cut-- {
+		}
 		return fmt.Sprintf("%s\n[memory_query] the first %s of %s bytes of one line shown; the line is too long to show whole.",
 			text[:cut], textfmt.Int(cut), textfmt.Int(len(text)))
 	}

@@ -26,7 +26,7 @@ func WriteTable(w io.Writer, p archive.Page) error {
 	for _, r := range p.Records {
 		when := "-"
 		if r.Time != nil {
-			when = strings.Replace((*r.Time)[:min(len(*r.Time), 16)], "T", " ", 1)
+			when = strings.Replace((*r.Time)[:min(len(*r.Time), 19)], "T", " ", 1)
 		}
 		row := []string{r.ID, when, oneLine(r.Tool, 24), status(r), textfmt.Int(r.Lines), textfmt.Int(r.Tokens), oneLine(r.Target, 60)}
 		if snippets {

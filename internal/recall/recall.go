@@ -17,7 +17,7 @@ import (
 // Args are memory_query's arguments, and ctx-recall's flags by the same
 // names. Their JSON schema (from the tags) is the MCP tool's input schema.
 type Args struct {
-	ID            string `json:"id,omitempty" jsonschema:"the id a marker names (e.g. toolu_01AB or ctx_3f9a1c2b7d0e): returns that execution's full output; the other filters then only narrow it"`
+	ID            string `json:"id,omitempty" jsonschema:"the id a marker names (e.g. toolu_01AB or ctx_3f9a1c2b7d0e): returns that execution's output, exactly as the tool printed it; only range and session go with it"`
 	Range         string `json:"range,omitempty" jsonschema:"with id: only lines A to B of the output, as A,B (1-based, inclusive)"`
 	Session       string `json:"session,omitempty" jsonschema:"only this session's executions (a session id as records show it)"`
 	Tool          string `json:"tool,omitempty" jsonschema:"only calls of this tool name (Bash, Read, exec_command) or kind (read, edit, write, shell, list, search, git, web, other)"`
