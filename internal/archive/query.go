@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 	"time"
 
@@ -116,70 +117,54 @@ func (a *Archive) Find(q Query) (Page, error) {
 	case limit > MaxLimit:
 		limit = MaxLimit
 	}
-	first := 1 // the first SQL parameter of the filters; with Text, ?1 is the full-text query
+	// The ids of the page, in order, then their records: the ranking
+	// carries no columns, and only the page's outputs are read.
+	var ids []int64
+	var p Page
+	var fts string
 	if q.Text != "" {
-		first = 2
+		var err error
+		if fts, err = FTSQuery(q.Text); err != nil {
+			return Page{}, err
+		}
+		where, args := q.where(2) // ?1 is the full-text query
+		if p.Total, ids, err = a.match(fts, where, args, limit); err != nil {
+			return Page{}, a.queryError(err)
+		}
+	} else {
+		where, args := q.where(1)
+		err := a.db.QueryRow(`SELECT count(*) FROM executions e`+where, args...).Scan(&p.Total)
+		if err == nil {
+			ids, _, err = a.ids(`SELECT e.id, 0 FROM executions e`+where+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
+				append(args, limit))
+		}
+		if err != nil {
+			return Page{}, a.wrap(err)
+		}
 	}
-	where, args := q.where(first)
-	limitParam := fmt.Sprintf(" LIMIT ?%d", first+len(args))
 	output := "''"
 	if q.IncludeOutput {
 		output = "o.text"
 	}
-	cols := `e.handle, e.call_id, e.session, e.tool, e.kind, e.args, e.args_json, e.path, e.range_start, e.range_end,
-		e.range_last, e.command, e.target, e.intent, e.time, e.failed, e.exit_code, o.sha256, o.bytes, o.chars, o.lines,
-		o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id, e.id`
-	var count, list string
-	var countArgs, listArgs []any
-	if q.Text != "" {
-		fts, err := FTSQuery(q.Text)
-		if err != nil {
-			return Page{}, err
-		}
-		// Executions whose output or command matches, each at its best
-		// rank (bm25: lower is better).
-		hits := `WITH hits (eid, score) AS (
-				SELECT e.id, bm25(outputs_fts) FROM outputs_fts JOIN executions e ON e.output_id = outputs_fts.rowid
-				WHERE outputs_fts MATCH ?1
-				UNION ALL
-				SELECT rowid, bm25(commands_fts) FROM commands_fts WHERE commands_fts MATCH ?1
-			), best (eid, score) AS (SELECT eid, min(score) FROM hits GROUP BY eid) `
-		from := ` FROM best JOIN executions e ON e.id = best.eid JOIN outputs o ON o.id = e.output_id` + where
-		count = hits + `SELECT count(*)` + from
-		list = hits + `SELECT ` + cols + from + ` ORDER BY best.score, e.id DESC` + limitParam
-		countArgs = append([]any{fts}, args...)
-		listArgs = append(append([]any{fts}, args...), limit)
-	} else {
-		from := ` FROM executions e JOIN outputs o ON o.id = e.output_id` + where
-		count = `SELECT count(*)` + from
-		list = `SELECT ` + cols + from + ` ORDER BY e.time DESC, e.id DESC` + limitParam
-		countArgs, listArgs = args, append(args, limit)
-	}
-	var p Page
-	if err := a.db.QueryRow(count, countArgs...).Scan(&p.Total); err != nil {
-		return Page{}, a.queryError(err)
-	}
-	rows, err := a.db.Query(list, listArgs...)
+	stmt, err := a.db.Prepare(`SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
+		e.range_start, e.range_end, e.range_last, c.command, c.target, c.intent, e.time, e.failed, e.exit_code, o.sha256,
+		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id
+		FROM executions e JOIN outputs o ON o.id = e.output_id JOIN calls c ON c.id = e.id WHERE e.id = ?`)
 	if err != nil {
-		return Page{}, a.queryError(err)
+		return Page{}, a.wrap(err)
 	}
-	defer rows.Close()
-	var outputIDs, execIDs []int64
-	for rows.Next() {
-		r, outID, execID, err := scanRecord(rows, q.IncludeOutput)
+	defer stmt.Close()
+	outputIDs := make([]int64, len(ids))
+	for i, id := range ids {
+		r, err := scanRecord(stmt.QueryRow(id), q.IncludeOutput, &outputIDs[i])
 		if err != nil {
 			return Page{}, a.wrap(err)
 		}
 		p.Records = append(p.Records, r)
-		outputIDs, execIDs = append(outputIDs, outID), append(execIDs, execID)
 	}
-	if err := rows.Err(); err != nil {
-		return Page{}, a.wrap(err)
-	}
-	if q.Text != "" {
-		fts, _ := FTSQuery(q.Text)
+	if fts != "" {
 		for i := range p.Records {
-			if p.Records[i].Snippet, err = a.snippet(fts, outputIDs[i], execIDs[i]); err != nil {
+			if p.Records[i].Snippet, err = a.snippet(fts, outputIDs[i], ids[i]); err != nil {
 				return Page{}, a.wrap(err)
 			}
 		}
@@ -216,11 +201,11 @@ func (q Query) where(first int) (string, []any) {
 	}
 	if p := cleanPath(q.Path); p != "" {
 		// The path itself, a path it ends (a.go finds src/a.go), or a
-		// path under it (src finds src/a.go): compared with substr, not
-		// LIKE, whose wildcards paths are full of.
+		// path under it (src finds src/a.go): three index ranges, a
+		// suffix being a prefix of the reversed path. ('/' + 1 is '0'.)
 		add(`e.id IN (SELECT execution_id FROM paths WHERE path = ?
-			OR substr(path, -length(?) - 1) = '/' || ?
-			OR substr(path, 1, length(?) + 1) = ? || '/')`, p, p, p, p, p)
+			OR reversed >= ? AND reversed < ?
+			OR path >= ? AND path < ?)`, p, reverse("/"+p), reverse("0"+p), p+"/", p+"0")
 	}
 	if !q.Since.IsZero() {
 		add(`e.time >= ?`, q.Since.UTC().Format(timeLayout))
@@ -262,18 +247,84 @@ func (a *Archive) queryError(err error) error {
 // ErrBadQuery is a full-text query SQLite cannot read.
 var ErrBadQuery = errors.New("bad query")
 
-func scanRecord(rows *sql.Rows, withOutput bool) (r Record, outputID, execID int64, err error) {
+// ids runs a query of execution ids.
+// ids runs a query of execution ids and their scores.
+func (a *Archive) ids(query string, args []any) (ids []int64, scores []float64, err error) {
+	rows, err := a.db.Query(query, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			return nil, nil, err
+		}
+		ids, scores = append(ids, id), append(scores, score)
+	}
+	return ids, scores, rows.Err()
+}
+
+// match runs a full-text query with filters: how many executions match in
+// their output or their command, and the ids of the best limit of them.
+// An execution's score is the better of its output's and its command's
+// (bm25: lower is better), and the best limit of all are among the best
+// limit of each: two ranked queries, merged here, cost less than ranking
+// their union.
+func (a *Archive) match(fts, where string, args []any, limit int) (total int, ids []int64, err error) {
+	and := strings.Replace(where, " WHERE ", " AND ", 1)
+	all := append([]any{fts}, args...)
+	byOutput := ` FROM outputs_fts JOIN executions e ON e.output_id = outputs_fts.rowid WHERE outputs_fts MATCH ?1` + and
+	byCommand := ` FROM commands_fts JOIN executions e ON e.id = commands_fts.rowid WHERE commands_fts MATCH ?1` + and
+	// Counted without ranking; a command match whose output matches too
+	// is counted once.
+	err = a.db.QueryRow(`SELECT (SELECT count(*)`+byOutput+`) + (SELECT count(*)`+byCommand+`
+		AND e.output_id NOT IN (SELECT rowid FROM outputs_fts WHERE outputs_fts MATCH ?1))`, all...).Scan(&total)
+	if err != nil || total == 0 {
+		return total, nil, err
+	}
+	lim := fmt.Sprintf(" LIMIT ?%d", len(all)+1)
+	best := map[int64]float64{}
+	for _, q := range []string{
+		`SELECT e.id, outputs_fts.rank` + byOutput + ` ORDER BY outputs_fts.rank` + lim,
+		`SELECT e.id, commands_fts.rank` + byCommand + ` ORDER BY commands_fts.rank` + lim,
+	} {
+		found, scores, err := a.ids(q, append(all, limit))
+		if err != nil {
+			return 0, nil, err
+		}
+		for i, id := range found {
+			if s, ok := best[id]; !ok || scores[i] < s {
+				best[id] = scores[i]
+			}
+		}
+	}
+	for id := range best {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if best[ids[i]] != best[ids[j]] {
+			return best[ids[i]] < best[ids[j]]
+		}
+		return ids[i] > ids[j]
+	})
+	return total, ids[:min(len(ids), limit)], nil
+}
+
+// scanRecord reads a record, and the id of its output into outputID.
+func scanRecord(row *sql.Row, withOutput bool, outputID *int64) (r Record, err error) {
 	var args, when, output string
 	var argsJSON bool
 	var start, end, last int
 	var nullTime sql.NullString
 	var exit sql.NullInt64
 	var sum []byte
-	err = rows.Scan(&r.ID, &r.CallID, &r.Session, &r.Tool, &r.Kind, &args, &argsJSON, &r.Path, &start, &end, &last,
+	err = row.Scan(&r.ID, &r.CallID, &r.Session, &r.Tool, &r.Kind, &args, &argsJSON, &r.Path, &start, &end, &last,
 		&r.Command, &r.Target, &r.Intent, &nullTime, &r.Failed, &exit, &sum, &r.Bytes, &r.Chars, &r.Lines, &r.Tokens,
-		&r.Format, &r.Cwd, &r.Preview, &output, &outputID, &execID)
+		&r.Format, &r.Cwd, &r.Preview, &output, outputID)
 	if err != nil {
-		return r, 0, 0, err
+		return r, err
 	}
 	if argsJSON {
 		r.Args = json.RawMessage(args)
@@ -297,7 +348,7 @@ func scanRecord(rows *sql.Rows, withOutput bool) (r Record, outputID, execID int
 	if withOutput {
 		r.Output = &output
 	}
-	return r, outputID, execID, nil
+	return r, nil
 }
 
 // Preview is the start of an output as records show it: its first five

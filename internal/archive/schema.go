@@ -14,53 +14,68 @@ const applicationID = 0x63747841
 // written by an older ctxkit is upgraded in place, and one written by a
 // newer one is refused (ErrNewerSchema).
 var migrations = []string{
-	// 1: the first schema.
+	// 1: the first schema. What can be long (outputs, arguments,
+	// commands) is kept out of the executions table and last in its own
+	// rows, so that a query's scan of executions reads small rows only.
 	`
 CREATE TABLE outputs (
 	id     INTEGER PRIMARY KEY,
 	sha256 BLOB NOT NULL UNIQUE,  -- of text: identical outputs are stored once
-	text   TEXT NOT NULL,         -- the result's text, byte for byte
 	bytes  INTEGER NOT NULL,
 	chars  INTEGER NOT NULL,
 	lines  INTEGER NOT NULL,
-	tokens INTEGER NOT NULL       -- o200k_base
+	tokens INTEGER NOT NULL,      -- o200k_base
+	text   TEXT NOT NULL          -- the result's text, byte for byte
 );
 CREATE TABLE executions (
 	id          INTEGER PRIMARY KEY,
-	session     TEXT NOT NULL,    -- SessionKey
-	handle      TEXT NOT NULL,    -- Handle: what markers cite
-	call_id     TEXT NOT NULL,
-	seq         INTEGER NOT NULL, -- the result's position in its transcript
-	tool        TEXT NOT NULL,
-	kind        TEXT NOT NULL,
-	args        TEXT NOT NULL,    -- tools.Canonical
-	args_json   INTEGER NOT NULL, -- args is JSON, not a custom tool's text
-	path        TEXT NOT NULL,
-	range_start INTEGER NOT NULL,
-	range_end   INTEGER NOT NULL,
-	range_last  INTEGER NOT NULL,
-	command     TEXT NOT NULL,
-	target      TEXT NOT NULL,
-	intent      TEXT NOT NULL,
+	output_id   INTEGER NOT NULL REFERENCES outputs (id),
 	time        TEXT,             -- UTC, 2006-01-02T15:04:05.000Z; NULL when unknown
 	failed      INTEGER NOT NULL,
 	exit_code   INTEGER,          -- NULL when unknown
-	output_id   INTEGER NOT NULL REFERENCES outputs (id),
+	kind        TEXT NOT NULL,
+	tool        TEXT NOT NULL,
+	seq         INTEGER NOT NULL, -- the result's position in its transcript
+	range_start INTEGER NOT NULL,
+	range_end   INTEGER NOT NULL,
+	range_last  INTEGER NOT NULL,
 	format      TEXT NOT NULL,
-	cwd         TEXT NOT NULL,
 	archived    TEXT NOT NULL,    -- when it was stored, UTC
+	session     TEXT NOT NULL,    -- SessionKey
+	handle      TEXT NOT NULL,    -- Handle: what markers cite
+	call_id     TEXT NOT NULL,
+	cwd         TEXT NOT NULL,
+	path        TEXT NOT NULL,
 	UNIQUE (session, handle)
+);
+-- The call of each execution: its arguments, command and intent.
+CREATE TABLE calls (
+	id        INTEGER PRIMARY KEY REFERENCES executions (id),
+	args_json INTEGER NOT NULL,   -- args is JSON, not a custom tool's text
+	intent    TEXT NOT NULL,
+	command   TEXT NOT NULL,
+	target    TEXT NOT NULL,      -- what the call is about when it is not its command: a path, pattern or URL
+	args      TEXT NOT NULL       -- tools.Canonical
 );
 CREATE INDEX executions_handle ON executions (handle);
 CREATE INDEX executions_call_id ON executions (call_id);
+CREATE INDEX executions_output ON executions (output_id);
 CREATE INDEX executions_time ON executions (time);
+CREATE INDEX executions_failed ON executions (time) WHERE failed;
+CREATE INDEX executions_kind ON executions (kind, time);
+CREATE INDEX executions_tool ON executions (tool COLLATE NOCASE, time);
+-- Every path an execution names, and the path reversed, so that a path, a
+-- path it ends (store.go) and the paths under a directory are all index
+-- ranges.
 CREATE TABLE paths (
 	path         TEXT NOT NULL,
+	reversed     TEXT NOT NULL,
 	execution_id INTEGER NOT NULL REFERENCES executions (id),
 	PRIMARY KEY (path, execution_id)
 ) WITHOUT ROWID;
+CREATE INDEX paths_reversed ON paths (reversed);
 CREATE VIRTUAL TABLE outputs_fts USING fts5 (text, content = 'outputs', content_rowid = 'id');
-CREATE VIRTUAL TABLE commands_fts USING fts5 (command, target, content = 'executions', content_rowid = 'id');
+CREATE VIRTUAL TABLE commands_fts USING fts5 (command, target, content = 'calls', content_rowid = 'id');
 `,
 }
 

@@ -78,6 +78,14 @@ func (a *Archive) Store(execs []Execution) (Stored, error) {
 	if err != nil {
 		return Stored{Executions: len(execs)}, a.wrap(err)
 	}
+	if st.New > 0 {
+		// Keep the query planner's statistics current, cheaply (a
+		// sample of each index): without them it scans where an index
+		// would do.
+		if _, err := a.db.Exec(`PRAGMA analysis_limit = 400; PRAGMA optimize = 0x10002`); err != nil {
+			return st, a.wrap(err)
+		}
+	}
 	return st, nil
 }
 
@@ -182,9 +190,9 @@ func countLines(s string) int {
 
 // writer holds the statements of one Store's transaction.
 type writer struct {
-	tx                                *sql.Tx
-	outputID, addOutput, addOutputFTS *sql.Stmt
-	addExec, addPath, addCommandFTS   *sql.Stmt
+	tx                                       *sql.Tx
+	outputID, addOutput, addOutputFTS        *sql.Stmt
+	addExec, addCall, addPath, addCommandFTS *sql.Stmt
 }
 
 func prepareWriter(tx *sql.Tx) (*writer, error) {
@@ -194,14 +202,15 @@ func prepareWriter(tx *sql.Tx) (*writer, error) {
 		sql  string
 	}{
 		{&w.outputID, `SELECT id FROM outputs WHERE sha256 = ?`},
-		{&w.addOutput, `INSERT INTO outputs (sha256, text, bytes, chars, lines, tokens) VALUES (?, ?, ?, ?, ?, ?)
+		{&w.addOutput, `INSERT INTO outputs (sha256, bytes, chars, lines, tokens, text) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (sha256) DO NOTHING RETURNING id`},
 		{&w.addOutputFTS, `INSERT INTO outputs_fts (rowid, text) VALUES (?, ?)`},
-		{&w.addExec, `INSERT INTO executions (session, handle, call_id, seq, tool, kind, args, args_json, path,
-			range_start, range_end, range_last, command, target, intent, time, failed, exit_code, output_id, format, cwd, archived)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		{&w.addExec, `INSERT INTO executions (output_id, time, failed, exit_code, kind, tool, seq, range_start, range_end,
+			range_last, format, archived, session, handle, call_id, cwd, path)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session, handle) DO NOTHING RETURNING id`},
-		{&w.addPath, `INSERT OR IGNORE INTO paths (path, execution_id) VALUES (?, ?)`},
+		{&w.addCall, `INSERT INTO calls (id, args_json, intent, command, target, args) VALUES (?, ?, ?, ?, ?, ?)`},
+		{&w.addPath, `INSERT OR IGNORE INTO paths (path, reversed, execution_id) VALUES (?, ?, ?)`},
 		{&w.addCommandFTS, `INSERT INTO commands_fts (rowid, command, target) VALUES (?, ?, ?)`},
 	} {
 		st, err := tx.Prepare(s.sql)
@@ -215,7 +224,7 @@ func prepareWriter(tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.outputID, w.addOutput, w.addOutputFTS, w.addExec, w.addPath, w.addCommandFTS} {
+	for _, s := range []*sql.Stmt{w.outputID, w.addOutput, w.addOutputFTS, w.addExec, w.addCall, w.addPath, w.addCommandFTS} {
 		if s != nil {
 			s.Close()
 		}
@@ -225,7 +234,7 @@ func (w *writer) close() {
 // output stores an output unless the archive has it, and returns its id.
 func (w *writer) output(o *output) (id int64, added bool, err error) {
 	if !o.known {
-		err = w.addOutput.QueryRow(o.sum[:], o.text, o.bytes, o.chars, o.lines, o.tokens).Scan(&id)
+		err = w.addOutput.QueryRow(o.sum[:], o.bytes, o.chars, o.lines, o.tokens, o.text).Scan(&id)
 		if err == nil {
 			_, err = w.addOutputFTS.Exec(id, o.text)
 			return id, err == nil, err
@@ -256,17 +265,19 @@ func (w *writer) execution(e *Execution, outputID int64, now string) (bool, erro
 		target = ""
 	}
 	var id int64
-	err := w.addExec.QueryRow(e.Session, e.Handle, e.CallID, e.Seq, e.Tool, string(e.Kind), e.Args, e.ArgsJSON, e.Path,
-		e.Range.Start, e.Range.End, e.Range.Last, e.Command, target, e.Intent, when, e.Failed, exit, outputID,
-		string(e.Format), e.Cwd, now).Scan(&id)
+	err := w.addExec.QueryRow(outputID, when, e.Failed, exit, string(e.Kind), e.Tool, e.Seq, e.Range.Start, e.Range.End,
+		e.Range.Last, string(e.Format), now, e.Session, e.Handle, e.CallID, e.Cwd, e.Path).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil // another process stored it since unstored looked
 	}
 	if err != nil {
 		return false, err
 	}
+	if _, err := w.addCall.Exec(id, e.ArgsJSON, e.Intent, e.Command, target, e.Args); err != nil {
+		return false, err
+	}
 	for _, p := range e.Paths {
-		if _, err := w.addPath.Exec(p, id); err != nil {
+		if _, err := w.addPath.Exec(p, reverse(p), id); err != nil {
 			return false, err
 		}
 	}
@@ -276,4 +287,14 @@ func (w *writer) execution(e *Execution, outputID int64, now string) (bool, erro
 		}
 	}
 	return true, nil
+}
+
+// reverse is a path backwards, byte by byte: the paths table's reversed
+// column, where a suffix is a prefix.
+func reverse(s string) string {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		b[len(s)-1-i] = s[i]
+	}
+	return string(b)
 }
