@@ -54,7 +54,11 @@ func Open(path string) (*Archive, error) {
 			return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 		}
 	}
-	db, err := sql.Open("sqlite", dsn(path, "_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"))
+	// A run's transaction is large: a 64 MiB page cache keeps it from
+	// spilling to the WAL before it commits, and statement journals in
+	// memory spare a temporary file a write for each statement.
+	db, err := sql.Open("sqlite", dsn(path, "_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"+
+		"&_pragma=cache_size(-65536)&_pragma=temp_store(memory)"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"path"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -20,23 +18,25 @@ type Execution struct {
 	Seq     int    // the result's position among its transcript's results
 	Tool    string // the tool's name as the transcript has it; "" for a result without its call
 	Kind    tools.Kind
-	// Args is the call's arguments in one spelling (tools.Canonical);
-	// ArgsJSON says it is JSON, not a custom tool's free text.
-	Args     string
-	ArgsJSON bool
-	Path     string   // the file or directory the call is about, as tools.Args.File gives it
-	Paths    []string // every path --path finds it by: each file it names, relative to the session's directory and absolute
-	Range    tools.Range
-	Command  string
-	Target   string // what the call was about: path and range, command, pattern or URL
-	Intent   string
-	Time     time.Time // when the call was made (else when its result came), zero when the transcript does not say
-	Failed   bool
-	ExitCode int
-	HasExit  bool
-	Output   string // the result's text, byte for byte
-	Format   transcript.Format
-	Cwd      string
+	// Input is the call's arguments as the model wrote them; InputIsText
+	// says they are a custom tool's free text, not JSON. The archive
+	// stores them in one spelling (tools.Canonical), made only for the
+	// executions it does not have yet.
+	Input       string
+	InputIsText bool
+	Path        string   // the file or directory the call is about, as tools.Args.File gives it
+	Paths       []string // every path --path finds it by: each file it names, relative to the session's directory and absolute
+	Range       tools.Range
+	Command     string
+	Target      string // what the call was about: path and range, command, pattern or URL
+	Intent      string
+	Time        time.Time // when the call was made (else when its result came), zero when the transcript does not say
+	Failed      bool
+	ExitCode    int
+	HasExit     bool
+	Output      string // the result's text, byte for byte
+	Format      transcript.Format
+	Cwd         string
 }
 
 // Executions returns the executions of the given results of t, in order.
@@ -63,8 +63,7 @@ func Executions(t *transcript.Transcript, results []*transcript.Result) []Execut
 		}
 		if c := r.Call; c != nil {
 			e.Tool, e.Kind = c.Name, c.Kind
-			e.Args = tools.Canonical(c.Input, c.InputIsText)
-			e.ArgsJSON = !c.InputIsText && gjson.Valid(e.Args)
+			e.Input, e.InputIsText = c.Input, c.InputIsText
 			e.Path, e.Range, e.Command, e.Intent = c.Args.File(t.Cwd), c.Args.Range, c.Args.Command, c.Args.Intent
 			e.Target = c.Args.Target(t.Cwd)
 			e.Paths = pathsOf(c.Args, t.Cwd)

@@ -9,7 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 // Stored is what a Store added.
@@ -51,6 +54,14 @@ func (a *Archive) Store(execs []Execution) (Stored, error) {
 			return err
 		}
 		defer w.close()
+		// The full-text indexes take this run's rows at the end, in one
+		// statement each: FTS5 writes its pending rows to disk at every
+		// statement of a transaction that has touched it, so a row a
+		// statement would make a segment a row.
+		var lastOutput, lastCall int64
+		if err := tx.QueryRow(`SELECT (SELECT coalesce(max(id), 0) FROM outputs), (SELECT coalesce(max(id), 0) FROM calls)`).Scan(&lastOutput, &lastCall); err != nil {
+			return err
+		}
 		ids := make(map[[32]byte]int64, len(outs))
 		for _, e := range fresh {
 			o := outs[e]
@@ -73,7 +84,12 @@ func (a *Archive) Store(execs []Execution) (Stored, error) {
 				st.New++
 			}
 		}
-		return nil
+		if _, err := tx.Exec(`INSERT INTO outputs_fts (rowid, text) SELECT id, text FROM outputs WHERE id > ?`, lastOutput); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`INSERT INTO commands_fts (rowid, command, target) SELECT id, command, target FROM calls
+			WHERE id > ? AND (command != '' OR target != '')`, lastCall)
+		return err
 	})
 	if err != nil {
 		return Stored{Executions: len(execs)}, a.wrap(err)
@@ -190,9 +206,8 @@ func countLines(s string) int {
 
 // writer holds the statements of one Store's transaction.
 type writer struct {
-	tx                                       *sql.Tx
-	outputID, addOutput, addOutputFTS        *sql.Stmt
-	addExec, addCall, addPath, addCommandFTS *sql.Stmt
+	tx                                             *sql.Tx
+	outputID, addOutput, addExec, addCall, addPath *sql.Stmt
 }
 
 func prepareWriter(tx *sql.Tx) (*writer, error) {
@@ -204,14 +219,12 @@ func prepareWriter(tx *sql.Tx) (*writer, error) {
 		{&w.outputID, `SELECT id FROM outputs WHERE sha256 = ?`},
 		{&w.addOutput, `INSERT INTO outputs (sha256, bytes, chars, lines, tokens, text) VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (sha256) DO NOTHING RETURNING id`},
-		{&w.addOutputFTS, `INSERT INTO outputs_fts (rowid, text) VALUES (?, ?)`},
 		{&w.addExec, `INSERT INTO executions (output_id, time, failed, exit_code, kind, tool, seq, range_start, range_end,
 			range_last, format, archived, session, handle, call_id, cwd, path)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session, handle) DO NOTHING RETURNING id`},
 		{&w.addCall, `INSERT INTO calls (id, args_json, intent, command, target, args) VALUES (?, ?, ?, ?, ?, ?)`},
 		{&w.addPath, `INSERT OR IGNORE INTO paths (path, reversed, execution_id) VALUES (?, ?, ?)`},
-		{&w.addCommandFTS, `INSERT INTO commands_fts (rowid, command, target) VALUES (?, ?, ?)`},
 	} {
 		st, err := tx.Prepare(s.sql)
 		if err != nil {
@@ -224,7 +237,7 @@ func prepareWriter(tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.outputID, w.addOutput, w.addOutputFTS, w.addExec, w.addCall, w.addPath, w.addCommandFTS} {
+	for _, s := range []*sql.Stmt{w.outputID, w.addOutput, w.addExec, w.addCall, w.addPath} {
 		if s != nil {
 			s.Close()
 		}
@@ -236,8 +249,7 @@ func (w *writer) output(o *output) (id int64, added bool, err error) {
 	if !o.known {
 		err = w.addOutput.QueryRow(o.sum[:], o.bytes, o.chars, o.lines, o.tokens, o.text).Scan(&id)
 		if err == nil {
-			_, err = w.addOutputFTS.Exec(id, o.text)
-			return id, err == nil, err
+			return id, true, nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return 0, false, err
@@ -273,16 +285,13 @@ func (w *writer) execution(e *Execution, outputID int64, now string) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	if _, err := w.addCall.Exec(id, e.ArgsJSON, e.Intent, e.Command, target, e.Args); err != nil {
+	args := tools.Canonical(e.Input, e.InputIsText)
+	argsJSON := !e.InputIsText && gjson.Valid(args)
+	if _, err := w.addCall.Exec(id, argsJSON, e.Intent, e.Command, target, args); err != nil {
 		return false, err
 	}
 	for _, p := range e.Paths {
 		if _, err := w.addPath.Exec(p, reverse(p), id); err != nil {
-			return false, err
-		}
-	}
-	if e.Command != "" || target != "" {
-		if _, err := w.addCommandFTS.Exec(id, e.Command, target); err != nil {
 			return false, err
 		}
 	}
