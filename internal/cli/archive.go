@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
@@ -33,7 +31,8 @@ var Archive = Command{
 	Description: `Reads a transcript (Claude Code JSONL, Codex rollout, OpenAI or Anthropic messages; the
 format is detected) from FILE or stdin, stores every tool execution in it in the archive,
 and writes the transcript to stdout unchanged, byte for byte: it sits at the head of a pipe.
-With several FILEs it stores them all and writes nothing.
+With several FILEs, or a directory, it stores them all, in one transaction, and writes
+nothing.
 
 Each execution is stored once, keyed by its session and call id: the call id, session,
 tool name and kind, the arguments (canonical JSON), path and line range, command, intent,
@@ -60,17 +59,25 @@ func runArchive(e *Env) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := e.Inputs()
+	srcs, err := e.Sources()
 	if err != nil {
 		return err
 	}
+	// Every transcript is read and parsed first, and all stored in one
+	// transaction: a bad one among several is reported and left out.
 	var execs []archive.Execution
-	for _, in := range inputs {
+	var pass []byte
+	err = e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
 		}
 		execs = append(execs, archive.Executions(t, t.Results)...)
+		pass = in.Data
+		return nil
+	})
+	if err != nil || len(execs) == 0 && e.failed {
+		return err
 	}
 	a, err := archive.Open(path)
 	if err != nil {
@@ -83,13 +90,15 @@ func runArchive(e *Env) error {
 	if err != nil {
 		return Failf("%v", err)
 	}
-	if len(inputs) == 1 {
-		if _, err := e.Stdout.Write(inputs[0].Data); err != nil {
+	// One transcript passes through, at the head of a pipe; a batch is
+	// only stored.
+	if len(srcs) == 1 && !srcs[0].dir && !e.failed {
+		if _, err := e.Stdout.Write(pass); err != nil {
 			return err
 		}
 	}
 	if e.Bool(StatsFlag.Name) {
-		fmt.Fprintln(e.Stderr, e.Name+": "+storedLine(st, path))
+		e.note(storedLine(st, path))
 	}
 	return nil
 }
