@@ -81,31 +81,45 @@ var ErrAmbiguous = errors.New("ambiguous id")
 // are the same text (a resumed session repeats its history), or session
 // narrows it.
 func (a *Archive) Get(id, session string) (Record, error) {
-	p, err := a.Find(Query{ID: id, Session: session, Limit: MaxLimit})
+	where, args := Query{ID: id, Session: session}.where(1)
+	rows, err := a.db.Query(`SELECT e.id, e.session, o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id`+where+
+		` ORDER BY e.id LIMIT 101`, args...)
+	if err != nil {
+		return Record{}, a.wrap(err)
+	}
+	defer rows.Close()
+	var first int64
+	var firstSum []byte
+	var sessions []string
+	ambiguous := false
+	for rows.Next() {
+		var eid int64
+		var s string
+		var sum []byte
+		if err := rows.Scan(&eid, &s, &sum); err != nil {
+			return Record{}, a.wrap(err)
+		}
+		if sessions == nil {
+			first, firstSum = eid, sum
+		}
+		ambiguous = ambiguous || string(sum) != string(firstSum)
+		sessions = append(sessions, s)
+	}
+	if err := rows.Err(); err != nil {
+		return Record{}, a.wrap(err)
+	}
+	switch {
+	case sessions == nil:
+		return Record{}, fmt.Errorf("%s: %w %q", a.path, ErrNotFound, id)
+	case ambiguous:
+		return Record{}, fmt.Errorf("%s: %w %q: %d executions in sessions %s have it; choose one with the session",
+			a.path, ErrAmbiguous, id, len(sessions), strings.Join(sessions, ", "))
+	}
+	recs, _, err := a.records([]int64{first}, true)
 	if err != nil {
 		return Record{}, err
 	}
-	if p.Total == 0 {
-		return Record{}, fmt.Errorf("%s: %w %q", a.path, ErrNotFound, id)
-	}
-	first := p.Records[0]
-	var sessions []string
-	for _, r := range p.Records {
-		if r.SHA256 != first.SHA256 {
-			for _, r := range p.Records {
-				sessions = append(sessions, r.Session)
-			}
-			return Record{}, fmt.Errorf("%s: %w %q: %d executions in sessions %s have it; choose one with the session",
-				a.path, ErrAmbiguous, id, p.Total, strings.Join(sessions, ", "))
-		}
-	}
-	var text string
-	sum, _ := hex.DecodeString(first.SHA256)
-	if err := a.db.QueryRow(`SELECT text FROM outputs WHERE sha256 = ?`, sum).Scan(&text); err != nil {
-		return Record{}, a.wrap(err)
-	}
-	first.Output = &text
-	return first, nil
+	return recs[0], nil
 }
 
 // Find runs a query.
@@ -142,25 +156,10 @@ func (a *Archive) Find(q Query) (Page, error) {
 			return Page{}, a.wrap(err)
 		}
 	}
-	output := "''"
-	if q.IncludeOutput {
-		output = "o.text"
-	}
-	stmt, err := a.db.Prepare(`SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
-		e.range_start, e.range_end, e.range_last, c.command, c.target, c.intent, e.time, e.failed, e.exit_code, o.sha256,
-		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id
-		FROM executions e JOIN outputs o ON o.id = e.output_id JOIN calls c ON c.id = e.id WHERE e.id = ?`)
-	if err != nil {
-		return Page{}, a.wrap(err)
-	}
-	defer stmt.Close()
-	outputIDs := make([]int64, len(ids))
-	for i, id := range ids {
-		r, err := scanRecord(stmt.QueryRow(id), q.IncludeOutput, &outputIDs[i])
-		if err != nil {
-			return Page{}, a.wrap(err)
-		}
-		p.Records = append(p.Records, r)
+	var outputIDs []int64
+	var err error
+	if p.Records, outputIDs, err = a.records(ids, q.IncludeOutput); err != nil {
+		return Page{}, err
 	}
 	if fts != "" {
 		for i := range p.Records {
@@ -248,6 +247,31 @@ func (a *Archive) queryError(err error) error {
 var ErrBadQuery = errors.New("bad query")
 
 // ids runs a query of execution ids.
+// records reads the records of executions, with their outputs or not, and
+// the ids of their outputs.
+func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, error) {
+	output := "''"
+	if withOutput {
+		output = "o.text"
+	}
+	stmt, err := a.db.Prepare(`SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
+		e.range_start, e.range_end, e.range_last, c.command, c.target, c.intent, e.time, e.failed, e.exit_code, o.sha256,
+		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id
+		FROM executions e JOIN outputs o ON o.id = e.output_id JOIN calls c ON c.id = e.id WHERE e.id = ?`)
+	if err != nil {
+		return nil, nil, a.wrap(err)
+	}
+	defer stmt.Close()
+	recs := make([]Record, len(ids))
+	outputIDs := make([]int64, len(ids))
+	for i, id := range ids {
+		if recs[i], err = scanRecord(stmt.QueryRow(id), withOutput, &outputIDs[i]); err != nil {
+			return nil, nil, a.wrap(err)
+		}
+	}
+	return recs, outputIDs, nil
+}
+
 // ids runs a query of execution ids and their scores.
 func (a *Archive) ids(query string, args []any) (ids []int64, scores []float64, err error) {
 	rows, err := a.db.Query(query, args...)
