@@ -40,8 +40,9 @@ date), --failed, --query (words in the output or the command; "a phrase", word*,
 call (docs/recall.md shows how to add it to Claude Code and Codex); of the flags, only --db
 applies to it.
 
-The archive is the one ctx-archive and the filters' --archive write: --db, else
-CTX_ARCHIVE, else ctxkit/archive.db in the user's data directory. It is only read.
+The archive is the one ctx-archive writes: --db, else CTX_ARCHIVE, else ctxkit/archive.db in
+the user's data directory. It is only read. An unknown id, a missing or corrupt archive, or
+one of a newer schema: one line on stderr, exit 1.
 
 EXAMPLES:
    ctx-recall toolu_01AB
