@@ -13,21 +13,12 @@ const (
 	gitMaxPaths = 30  // paths named per group of a status, or of a diff
 )
 
-// gitCommand finds the subcommand in a command line: git [-C DIR] [-c k=v]
-// [--no-pager] SUBCOMMAND.
-var gitCommand = regexp.MustCompile(`(?:^|[\s;&|(])git(?:\s+(?:-[Cc]\s+\S+|--?[A-Za-z][\w-]*(?:=\S+)?))*\s+(status|diff|log|show)\b`)
-
-// gitSubcommand tells what a git call ran: from a git tool's name
-// (git_status), from the command, or else from the output.
+// gitSubcommand tells what a git call ran: status, diff, log or show, as
+// internal/tools read it from the call, else from the output.
 func gitSubcommand(c *transcript.Call, body string) string {
-	name := strings.ToLower(c.Name)
-	for _, s := range []string{"status", "diff", "log", "show"} {
-		if strings.HasSuffix(name, s) {
-			return s
-		}
-	}
-	if m := gitCommand.FindStringSubmatch(c.Args.Command); m != nil {
-		return m[1]
+	switch c.Args.Subcommand {
+	case "status", "diff", "log", "show":
+		return c.Args.Subcommand
 	}
 	if strings.HasPrefix(body, "On branch ") || strings.HasPrefix(body, "HEAD detached") || strings.HasPrefix(body, "## ") {
 		return "status"
@@ -167,6 +158,12 @@ func gitStatus(o output) ([]string, string, bool) {
 		}
 		counts = append(counts, textfmt.Int(len(g.paths))+" "+g.name)
 		detail.WriteString("\n" + g.name + ": " + joinPaths(g.paths, gitMaxPaths))
+		for _, p := range g.paths[:min(len(g.paths), gitMaxPaths)] {
+			if g.name == "staged" || g.name == "modified" {
+				p = p[2:] // without the state: "M a.go"
+			}
+			o.must.paths = append(o.must.paths, p)
+		}
 	}
 	facts := []string{}
 	if s.branch != "" {
@@ -178,7 +175,9 @@ func gitStatus(o output) ([]string, string, bool) {
 		}
 		counts = []string{"clean"}
 	}
-	return append(facts, strings.Join(counts, ", ")), detail.String(), true
+	facts = append(facts, strings.Join(counts, ", "))
+	o.must.facts = append(o.must.facts, facts...)
+	return facts, detail.String(), true
 }
 
 // joinPaths lists paths, at most max of them.
@@ -266,7 +265,7 @@ func gitHistory(o output) ([]string, string, bool) {
 	h := parseHistory(o.body)
 	var facts []string
 	if h.commits > 0 {
-		facts = append(facts, plural(h.commits, "commit", "commits"))
+		facts = append(facts, textfmt.Plural(h.commits, "commit", "commits"))
 	}
 	detail := ""
 	if len(h.files) > 0 {
@@ -277,9 +276,13 @@ func gitHistory(o output) ([]string, string, bool) {
 			removed += c.removed
 			names[i] = c.path + " " + counts(c)
 		}
-		facts = append(facts, plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
+		facts = append(facts, textfmt.Plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
 		detail = "\n" + joinPaths(names, gitMaxPaths)
+		for _, c := range h.files[:min(len(h.files), gitMaxPaths)] {
+			o.must.paths = append(o.must.paths, c.path)
+		}
 	}
+	o.must.facts = append(o.must.facts, facts...)
 	facts = append(facts, size(o.body), "the first "+textfmt.Int(gitHead)+" chars shown")
 	return facts, detail + firstChars(o.body, gitHead), true
 }

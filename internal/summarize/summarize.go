@@ -13,13 +13,14 @@
 package summarize
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -66,11 +67,21 @@ type Options struct {
 	// by default the first is set to the summary and the others emptied,
 	// so that the full output does not stay in the file unseen.
 	KeepMirrors bool
+	// Counter counts tokens: the windows, the savings, the trigger.
+	Counter tokens.Counter
+	// Measure fills the token counts of the stats.Report (the whole
+	// transcript's, before and after), for --stats.
+	Measure bool
+	// ModelInput is the most tokens of an output that Prompts sends a
+	// model: a longer one is cut to its head, the lines that say what
+	// failed and its tail. 0 sends outputs whole.
+	ModelInput int
 }
 
-// Defaults are ctx-summarize's defaults: OpenCode's thresholds.
-func Defaults() Options {
-	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000}
+// Defaults are ctx-summarize's defaults, OpenCode's thresholds, counting
+// with ctr.
+func Defaults(ctr tokens.Counter) Options {
+	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000, Counter: ctr}
 }
 
 // Filter is a validated configuration, ready to apply to transcripts.
@@ -79,10 +90,15 @@ type Filter struct {
 	ctr        tokens.Counter
 	exclude    map[string]bool
 	summarizer func(cwd string) Summarizer
+	answers    *Answers // a model's summaries (WithAnswers), or nil
 }
 
 // New checks the options and returns the filter they describe.
-func New(opts Options, ctr tokens.Counter) (*Filter, error) {
+func New(opts Options) (*Filter, error) {
+	ctr := opts.Counter
+	if ctr == nil {
+		return nil, errors.New("summarize: no token counter")
+	}
 	f := &Filter{opts: opts, ctr: ctr, exclude: map[string]bool{}}
 	switch opts.Mode {
 	case ModeSummary, "":
@@ -92,10 +108,10 @@ func New(opts Options, ctr tokens.Counter) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	for name, v := range map[string]int{"protect-tokens": opts.ProtectTokens, "protect-turns": opts.ProtectTurns,
-		"keep-recent": opts.KeepRecent, "min-savings": opts.MinSavings, "trigger": opts.Trigger} {
+	names := []string{"protect-tokens", "protect-turns", "keep-recent", "min-savings", "trigger", "llm-max-input"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.ModelInput} {
 		if v < 0 {
-			return nil, fmt.Errorf("%s must be 0 or more, not %d", name, v)
+			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
 	}
 	for _, name := range opts.ExcludeTools {
@@ -106,10 +122,13 @@ func New(opts Options, ctr tokens.Counter) (*Filter, error) {
 	return f, nil
 }
 
-// Report says what a run did to one transcript. Its JSON form is part of
-// ctx-summarize's --json schema (docs/summarize.md). Tokens are those of the
-// tool results' text.
+// Report says in detail what a run did to one transcript. Its JSON form is
+// part of ctx-summarize's --json schema (docs/summarize.md). Tokens are
+// those of the tool results' text.
 type Report struct {
+	// Stats is what every filter reports, for the --stats line.
+	Stats stats.Report `json:"-"`
+
 	File       string `json:"file,omitempty"`
 	Format     string `json:"format"`
 	Results    int    `json:"tool_results"`
@@ -126,6 +145,8 @@ type Report struct {
 	Kept      Kept    `json:"kept"`
 	Tools     []Tool  `json:"by_tool"`
 	Changes   []Entry `json:"summaries"`
+	// Model is what a model did, when its answers were given (WithAnswers).
+	Model *ModelReport `json:"model,omitempty"`
 }
 
 // Kept counts the results left whole, by the first reason that applies.
@@ -162,47 +183,87 @@ type Entry struct {
 	Target       string `json:"target"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
+	// Model names the model that wrote the summary; empty for the rules'.
+	Model string `json:"model,omitempty"`
+	// Fallback says why a result a model was asked about has the rules'
+	// summary: "not shorter" than it, or why the model did not answer.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // Saved is the tokens the run saved.
 func (r Report) Saved() int { return r.TokensBefore - r.TokensAfter }
-
-// String is the --stats line.
-func (r Report) String() string {
-	if r.Unchanged != "" {
-		return "unchanged: " + r.Unchanged
-	}
-	return "summarized " + textfmt.Int(r.Summarized) + " of " + textfmt.Int(r.Results) + " tool results: " +
-		textfmt.Change(r.TokensBefore, r.TokensAfter, "tokens of tool output")
-}
 
 // plan is a summary that will replace a result.
 type plan struct {
 	r       *transcript.Result
 	summary string
 	tokens  int
+	// model is set when the summary is the model's; fallback says why a
+	// result the model was asked about has the rules' summary.
+	model    bool
+	fallback string
 }
 
-// Apply summarizes t's old results in place (t.SetText) and reports what it
-// did. It changes nothing when a threshold says so, or when nothing old can
-// be summarized.
-func (f *Filter) Apply(t *transcript.Transcript) Report {
-	rep := Report{Format: string(t.Format), Results: len(t.Results)}
+// Apply summarizes t's old results in place and reports what it did. It
+// changes nothing when a threshold says so, or when nothing old can be
+// summarized.
+func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).Stats }
+
+// Run is Apply with the detail of ctx-summarize's --json report.
+func (f *Filter) Run(t *transcript.Transcript) Report {
+	run := stats.Start(t)
+	rep, plans, before := f.decide(t)
+	for _, p := range plans {
+		f.replace(t, run, p)
+	}
+	rep.finish(t, plans, before)
+	if f.answers != nil {
+		rep.Model = f.answers.report(plans)
+		for i, p := range plans { // the entries are in the plans' order
+			if p.model {
+				rep.Changes[i].Model = f.answers.Model
+			}
+		}
+	}
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.ctr
+	}
+	rep.Stats = run.Report(ctr, rep.detail())
+	return rep
+}
+
+// detail is the report's part of the --stats line: why nothing changed,
+// or what the model did.
+func (r Report) detail() string {
+	switch {
+	case r.Unchanged != "":
+		return "unchanged: " + r.Unchanged
+	case r.Model != nil:
+		return r.Model.String()
+	}
+	return ""
+}
+
+// decide chooses the summaries that will replace t's results, without
+// changing t, and reports the reasons for the others. before is every
+// result's tokens.
+func (f *Filter) decide(t *transcript.Transcript) (rep Report, plans []plan, before []int) {
+	rep = Report{Format: string(t.Format), Results: len(t.Results)}
 	texts := make([]string, len(t.Results))
 	parallel.For(len(texts), 32, func(i int) { texts[i] = t.Results[i].Text() })
-	before := tokens.CountAll(f.ctr, texts)
+	before = tokens.CountAll(f.ctr, texts)
 	for _, n := range before {
 		rep.TokensBefore += n
 	}
 	rep.TokensAfter = rep.TokensBefore
 
 	if f.opts.Trigger > 0 {
-		rep.HistoryTokens = count.Count(t, f.ctr, 0).Tokens
+		rep.HistoryTokens = stats.Count(t, f.ctr).Tokens()
 		if rep.HistoryTokens <= f.opts.Trigger {
 			rep.Unchanged = fmt.Sprintf("the history has %s tokens, not over --trigger %s",
 				textfmt.Int(rep.HistoryTokens), textfmt.Int(f.opts.Trigger))
-			rep.finish(t, nil, before)
-			return rep
+			return rep, nil, before
 		}
 	}
 
@@ -219,11 +280,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 		rep.Kept.BelowMinimum = len(plans)
 		plans = nil
 	}
-	for _, p := range plans {
-		f.replace(t, p)
-	}
-	rep.finish(t, plans, before)
-	return rep
+	return rep, plans, before
 }
 
 // plan summarizes every old result that may be summarized and returns the
@@ -255,6 +312,9 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 	}
 	k.NotShorter += len(made) - len(plans)
 	after := tokens.CountAll(f.ctr, summaries)
+	if f.answers != nil {
+		f.useAnswers(t.Cwd, texts, plans, after)
+	}
 	shorter := plans[:0]
 	saved := 0
 	for i, p := range plans {
@@ -271,8 +331,8 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 
 // replace writes a summary in place of its result and, unless KeepMirrors,
 // of the result's mirrors: the first becomes the summary, the others empty.
-func (f *Filter) replace(t *transcript.Transcript, p plan) {
-	t.SetText(p.r, p.summary)
+func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
+	run.SetText(p.r, p.summary)
 	if f.opts.KeepMirrors {
 		return
 	}
@@ -350,7 +410,7 @@ func (r *Report) finish(t *transcript.Transcript, plans []plan, before []int) {
 		after[p.r] = p.tokens
 		c := p.r.Call
 		r.Changes = append(r.Changes, Entry{CallID: p.r.CallID, Tool: c.Name, Kind: string(c.Kind),
-			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens})
+			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens, Fallback: p.fallback})
 		r.TokensAfter -= before[p.r.Index] - p.tokens
 	}
 	r.Summarized = len(plans)

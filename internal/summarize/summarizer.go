@@ -36,23 +36,30 @@ type kindSummary func(o output) (facts []string, detail string, ok bool)
 
 // Summarize implements Summarizer.
 func (s Rules) Summarize(c *transcript.Call, text string) (string, bool) {
+	sum, _, ok := s.summarize(c, text)
+	return sum, ok
+}
+
+// summarize is Summarize, and also returns the output it read, with what
+// any summary of it must keep.
+func (s Rules) summarize(c *transcript.Call, text string) (string, output, bool) {
 	o := newOutput(c, text, s.Cwd)
 	whole := shortLines
 	if c.Kind == tools.Read {
 		whole = readWhole
 	}
 	if countLines(o.body) <= whole && len(o.body) <= whole*shortLine {
-		return "", false // short enough to keep whole
+		return "", o, false // short enough to keep whole
 	}
 	f := pick(c, o.body)
 	if f == nil {
-		return "", false
+		return "", o, false
 	}
 	facts, detail, ok := f(o)
 	if !ok {
-		return "", false
+		return "", o, false
 	}
-	return o.line(append([]string{o.status()}, facts...), detail), true
+	return o.line(append([]string{o.status()}, facts...), detail), o, true
 }
 
 // pick chooses the summary for a call by its kind (for shell tools, the kind
@@ -83,7 +90,7 @@ func pick(c *transcript.Call, body string) kindSummary {
 		}
 		return shell
 	}
-	if isCodeMap(c.Name) {
+	if tools.IsCodeMap(c.Name) {
 		return codeMap
 	}
 	return other
@@ -103,7 +110,7 @@ func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
 		return "", false
 	}
 	o := newOutput(c, text, s.Cwd)
-	removed := "output cleared: " + size(text) + ", " + plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
+	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
 	return o.line([]string{o.status(), removed}, ""), true
 }
 
@@ -132,7 +139,7 @@ func read(o output) ([]string, string, bool) {
 // web keeps the URL or query (in the marker line) and the first lines.
 func web(o output) ([]string, string, bool) {
 	total := countLines(o.body)
-	return []string{size(o.body) + ", the first " + plural(min(webHead, total), "line", "lines") + " shown"},
+	return []string{size(o.body) + ", the first " + textfmt.Plural(min(webHead, total), "line", "lines") + " shown"},
 		excerpt(o.body, total, head(o.body, webHead)), true
 }
 
