@@ -6,7 +6,7 @@ CMDS        := $(notdir $(wildcard cmd/ctx-*))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 EXAMPLE     := examples/session.jsonl
 
-.PHONY: all build demo test lint bench bench-scale fuzz install clean
+.PHONY: all build demo test lint bench bench-scale bench-archive fuzz install clean
 
 all: build
 
@@ -40,6 +40,11 @@ bench: build
 # (see docs/performance.md).
 bench-scale: build
 	scripts/bench-scale
+
+# The archive: ctx-archive on the ~100 MB transcript, ctx-recall on an
+# archive of 100,000 executions (made once, ~1.4 GB of transcripts).
+bench-archive: build
+	scripts/bench-archive
 
 # A short run of every fuzz target (FUZZTIME each).
 FUZZTIME ?= 20s

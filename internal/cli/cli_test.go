@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/llm"
 	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
+	"github.com/ctxkit/ctxkit/internal/mcpserver"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 )
 
@@ -30,9 +31,17 @@ var commands = map[string]Command{
 	"ctx-dedupe":    Dedupe,
 	"ctx-summarize": Summarize,
 	"ctx-truncate":  Truncate,
+	"ctx-archive":   Archive,
+	"ctx-recall":    Recall(mcpserver.Serve),
 }
 
 func TestMain(m *testing.M) {
+	// No test writes to the user's archive: a test that names none gets
+	// one in the temporary directory (the commands run as children
+	// inherit it).
+	if os.Getenv("CTX_ARCHIVE") == "" {
+		os.Setenv("CTX_ARCHIVE", filepath.Join(os.TempDir(), "ctxkit-cli-test-archive.db"))
+	}
 	mains := map[string]func(){}
 	for name, cmd := range commands {
 		mains[name] = func() { os.Exit(Main(cmd, os.Args, os.Stdin, os.Stdout, os.Stderr)) }

@@ -34,8 +34,8 @@ func oneLine(t *testing.T, path string) string {
 
 // TestEachLineIsEachAlone: for every tool, on every fixture and corpus file
 // that is one JSON document, line N of --each-line's output (on 4 jobs) is
-// the tool's output for line N alone: the transcript for a filter, the
-// report for ctx-count and ctx-changelog. A bad line and a blank line keep
+// the tool's output for line N alone: the transcript for a filter and for
+// ctx-archive, the report for ctx-count and ctx-changelog. A bad line and a blank line keep
 // their places.
 func TestEachLineIsEachAlone(t *testing.T) {
 	var lines []string
@@ -56,6 +56,7 @@ func TestEachLineIsEachAlone(t *testing.T) {
 		{Summarize, []string{"--encoding", "approx", "--protect-tokens", "1000", "--protect-turns", "0", "--min-savings", "0"}},
 		{Count, []string{"--encoding", "approx", "--top", "3"}},
 		{Changelog, nil},
+		{Archive, []string{"--db", filepath.Join(t.TempDir(), "archive.db")}},
 	} {
 		t.Run(c.cmd.Name, func(t *testing.T) {
 			args := append([]string{c.cmd.Name, "--each-line", "--jobs", "4"}, c.args...)

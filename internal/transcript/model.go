@@ -118,7 +118,7 @@ func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
 		in = gjson.Parse(input)
 	}
 	kind, args := p.tools.Classify(name, in)
-	c := &Call{Index: len(p.t.Calls), ID: id, Name: name, Kind: kind, Args: args, Input: input, Message: m}
+	c := &Call{Index: len(p.t.Calls), ID: id, Name: name, Kind: kind, Args: args, Input: input, InputIsText: isText, Message: m}
 	p.t.Calls = append(p.t.Calls, c)
 	m.Calls = append(m.Calls, c)
 	return c

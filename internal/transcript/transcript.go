@@ -144,6 +144,10 @@ type Call struct {
 	// its output is more output of that command. A continuation is not an
 	// action of its own: a read it continues is one read, not two.
 	Continues *Call
+
+	// InputIsText says Input is a custom tool's free-form text (Codex's
+	// apply_patch), not JSON.
+	InputIsText bool
 }
 
 // Result is one tool result.
