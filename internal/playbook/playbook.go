@@ -468,7 +468,7 @@ func Parse(data []byte) (*Playbook, error) {
 	}
 	if dec.More() {
 		line, col := lineCol(data, int(dec.InputOffset()))
-		return nil, fmt.Errorf("%d:%d: more after the playbook's JSON object", line, col)
+		return nil, &SyntaxError{Line: line, Col: col, Msg: "more after the playbook's JSON object"}
 	}
 	if err := p.check(); err != nil {
 		return nil, err
@@ -527,8 +527,17 @@ func idNumber(id string) (int, error) {
 	return strconv.Atoi(num)
 }
 
-// jsonError says where JSON went wrong, as LINE:COL: what; at is where
-// the decoder stopped, for the errors that do not say.
+// SyntaxError is a playbook file whose JSON is not a playbook's: where, and
+// what.
+type SyntaxError struct {
+	Line, Col int // 1-based; the column counts bytes
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+
+// jsonError says where JSON went wrong; at is where the decoder stopped,
+// for the errors that do not say.
 func jsonError(data []byte, err error, at int) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -545,7 +554,7 @@ func jsonError(data []byte, err error, at int) error {
 		msg = "the JSON ends too soon"
 	}
 	line, col := lineCol(data, offset)
-	return fmt.Errorf("%d:%d: %s", line, col, strings.TrimPrefix(msg, "json: "))
+	return &SyntaxError{Line: line, Col: col, Msg: strings.TrimPrefix(msg, "json: ")}
 }
 
 func fieldName(f string) string {
