@@ -467,7 +467,11 @@ func Parse(data []byte) (*Playbook, error) {
 		return nil, jsonError(data, err, int(dec.InputOffset()))
 	}
 	if dec.More() {
-		line, col := lineCol(data, int(dec.InputOffset()))
+		at := int(dec.InputOffset())
+		for at < len(data) && strings.IndexByte(" \t\r\n", data[at]) >= 0 {
+			at++
+		}
+		line, col := lineCol(data, at)
 		return nil, &SyntaxError{Line: line, Col: col, Msg: "more after the playbook's JSON object"}
 	}
 	if err := p.check(); err != nil {
@@ -545,7 +549,7 @@ func jsonError(data []byte, err error, at int) error {
 	msg := err.Error()
 	switch {
 	case errors.As(err, &se):
-		offset = int(se.Offset)
+		offset = int(se.Offset) - 1 // the offset is past the character
 	case errors.As(err, &te):
 		offset = int(te.Offset)
 		msg = fmt.Sprintf("%s is %s, want %s", fieldName(te.Field), te.Value, te.Type)

@@ -54,7 +54,8 @@ type Rendered struct {
 }
 
 // Rank returns the strategies best first: the most helpful less harmful,
-// then the most effective, then the most used, then by id.
+// then the most effective, then the most used, then the oldest (the lowest
+// id number).
 func Rank(list []*Strategy) []*Strategy {
 	out := slices.Clone(list)
 	slices.SortStableFunc(out, func(a, b *Strategy) int {
@@ -69,6 +70,11 @@ func Rank(list []*Strategy) []*Strategy {
 		}
 		if d := b.Total() - a.Total(); d != 0 {
 			return d
+		}
+		na, _ := idNumber(a.ID)
+		nb, _ := idNumber(b.ID)
+		if na != nb {
+			return na - nb
 		}
 		return strings.Compare(a.ID, b.ID)
 	})

@@ -17,7 +17,7 @@ const DefaultSimilarity = 0.8
 var stopWords = map[string]bool{
 	"a": true, "an": true, "the": true, "to": true, "of": true, "and": true, "or": true, "in": true, "on": true,
 	"for": true, "it": true, "its": true, "is": true, "be": true, "that": true, "this": true, "with": true,
-	"so": true, "as": true, "at": true, "by": true, "always": true, "first": true, "then": true,
+	"so": true, "as": true, "at": true, "by": true,
 }
 
 // Normalize is a strategy's text compared: lower case, words only.
