@@ -366,8 +366,10 @@ func hitLine(line string) (name string, n int, ok bool) {
 	if !found || name == "" {
 		return "", 0, false
 	}
-	n, ok = leadingNumber(rest)
-	return name, n, ok
+	if n, ok = leadingNumber(rest); !ok {
+		return "", 0, false
+	}
+	return name, n, true
 }
 
 // leadingNumber reads the line number that starts s, followed by ':' or '-'.

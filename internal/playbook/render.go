@@ -98,9 +98,9 @@ func Render(p *Playbook, o RenderOptions) (Rendered, error) {
 	}
 	ranked := Rank(p.Strategies)
 	var shown []*Strategy
-	for i, s := range ranked {
+	for _, s := range ranked {
 		if o.MaxStrategies > 0 && len(shown) == o.MaxStrategies {
-			return finish(write, shown, len(ranked)-i, o), nil
+			break
 		}
 		try := append(slices.Clip(shown), s)
 		if o.MaxTokens > 0 && o.Counter.Count(string(write(try))) > o.MaxTokens {

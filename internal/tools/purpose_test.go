@@ -103,3 +103,18 @@ func TestIsTestFile(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPurposes: any command line has purposes or none, never a panic, and
+// HasPurpose agrees with them.
+func FuzzPurposes(f *testing.F) {
+	for _, s := range []string{"go test ./...", "bash -lc 'npm run test:unit'", "env", "command -v", "python -m", "git -C", "npx", "bundle exec"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		for _, p := range Purposes(cmd) {
+			if !HasPurpose(cmd, p) {
+				t.Fatalf("Purposes(%q) has %q, HasPurpose says no", cmd, p)
+			}
+		}
+	})
+}
