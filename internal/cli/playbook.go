@@ -181,12 +181,14 @@ func runLearn(e *Env) error {
 	var n, tagged int
 	err = updatePlaybook(path, func(p *playbook.Playbook) (bool, error) {
 		at := now()
-		rep = p.Learn(obs, threshold, at)
+		// The model's tags first: a strategy it tags and whose text its
+		// insight repeats, from the same calls, counts the tag.
 		for _, t := range tags {
 			if p.TagByEvidence(t.ID, t.Evidence, at) {
 				tagged++
 			}
 		}
+		rep = p.Learn(obs, threshold, at)
 		n = len(p.Strategies)
 		return rep.Changed() || tagged > 0, nil
 	})
