@@ -604,7 +604,7 @@ func parseAge(s string) (time.Duration, error) {
 	var days time.Duration
 	if i := strings.IndexByte(s, 'd'); i > 0 {
 		n, err := strconv.Atoi(s[:i])
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > 100_000 { // 270 years: no Duration overflows
 			return 0, fmt.Errorf("%q: want an age such as 90d, 12h or 1d12h", s)
 		}
 		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
@@ -612,7 +612,7 @@ func parseAge(s string) (time.Duration, error) {
 	var rest time.Duration
 	if s != "" {
 		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
+		if err != nil || d < 0 || d > 100_000*24*time.Hour {
 			return 0, fmt.Errorf("%q: want an age such as 90d, 12h or 1d12h", s)
 		}
 		rest = d
