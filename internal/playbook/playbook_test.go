@@ -56,13 +56,13 @@ func TestPruneBoundary(t *testing.T) {
 		h, x, n int
 		gone    bool
 	}{
-		{1, 4, 5, false}, // (1−4)/10 = −0.3: not below
-		{1, 4, 4, true},  // −3/9 = −0.33
-		{3, 6, 1, false}, // −0.3
-		{0, 1, 0, true},  // −1
-		{2, 3, 0, false}, // −0.2
-		{0, 0, 0, false}, // never tagged
-		{0, 0, 1, false}, // 0
+		{1, 4, 5, false},  // (1−4)/10 = −0.3: not below
+		{1, 4, 4, true},   // −3/9 = −0.33
+		{3, 6, 1, false},  // −0.3
+		{0, 1, 0, true},   // −1
+		{2, 3, 0, false},  // −0.2
+		{0, 0, 0, false},  // never tagged
+		{0, 0, 1, false},  // 0
 		{7, 10, 0, false}, // −3/17 = −0.18
 	}
 	p := New()
