@@ -177,16 +177,22 @@ func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.
 // --stats only.
 func (m *modelRun) close(e *Env) {
 	closeLLM(e, m.client, m.cache)
+	warnFallbacks(e, m.client.Model(), m.failed, m.asked, "results, which have the rule-based summary", oneLineError(m.first))
+}
+
+// warnFallbacks warns, in one line, of what the rules did because the
+// model gave no usable answer: how many of asked (the unit, then what the
+// rules did, in what), why, and the first failure.
+func warnFallbacks(e *Env, model string, failed map[string]int, asked int, what, first string) {
 	n := 0
-	for _, c := range m.failed {
+	for _, c := range failed {
 		n += c
 	}
 	if n == 0 {
 		return
 	}
-	r := summarize.ModelReport{Fallbacks: m.failed}
-	fmt.Fprintf(e.Stderr, "%s: warning: model %s gave no usable answer for %s of %s results, which have the rule-based summary: %s (first: %s)\n",
-		e.Name, m.client.Model(), textfmt.Int(n), textfmt.Int(m.asked), r.FallbackList(), oneLineError(m.first))
+	fmt.Fprintf(e.Stderr, "%s: warning: model %s gave no usable answer for %s of %s %s: %s (first: %s)\n",
+		e.Name, model, textfmt.Int(n), textfmt.Int(asked), what, summarize.ModelReport{Fallbacks: failed}.FallbackList(), first)
 }
 
 // closeLLM closes a client's cache, and warns when answers could not be

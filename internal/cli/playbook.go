@@ -15,8 +15,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/llm"
 	"github.com/ctxkit/ctxkit/internal/playbook"
-	"github.com/ctxkit/ctxkit/internal/summarize"
-	"github.com/ctxkit/ctxkit/internal/textfmt"
+		"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -284,15 +283,7 @@ func (m *reflectModel) count(l learned) {
 // rules learned from because the model gave no usable answer.
 func (m *reflectModel) close(e *Env) {
 	closeLLM(e, m.client, m.cache)
-	n := 0
-	for _, c := range m.failed {
-		n += c
-	}
-	if n == 0 {
-		return
-	}
-	fmt.Fprintf(e.Stderr, "%s: warning: model %s gave no usable answer for %s of %s transcripts, which the rules learned from: %s (first: %s)\n",
-		e.Name, m.client.Model(), textfmt.Int(n), textfmt.Int(m.asked), summarize.ModelReport{Fallbacks: m.failed}.FallbackList(), m.first)
+	warnFallbacks(e, m.client.Model(), m.failed, m.asked, "transcripts, which the rules learned from", m.first)
 }
 
 var playbookRender = Command{
@@ -347,11 +338,7 @@ func runRender(e *Env) error {
 	if err != nil {
 		return err
 	}
-	path, err := e.playbookPath()
-	if err != nil {
-		return err
-	}
-	p, err := readPlaybook(path)
+	_, p, err := e.loadPlaybook()
 	if err != nil {
 		return err
 	}
@@ -401,11 +388,7 @@ func runStats(e *Env) error {
 	if e.Args().Len() > 0 {
 		return Usagef("stats takes no arguments")
 	}
-	path, err := e.playbookPath()
-	if err != nil {
-		return err
-	}
-	p, err := readPlaybook(path)
+	path, p, err := e.loadPlaybook()
 	if err != nil {
 		return err
 	}

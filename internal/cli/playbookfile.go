@@ -31,6 +31,17 @@ func (e *Env) playbookPath() (string, error) {
 	return filepath.Join(dir, "ctxkit", "playbook.json"), nil
 }
 
+// loadPlaybook reads the playbook of --playbook, for a command that only
+// reads it.
+func (e *Env) loadPlaybook() (string, *playbook.Playbook, error) {
+	path, err := e.playbookPath()
+	if err != nil {
+		return "", nil, err
+	}
+	p, err := readPlaybook(path)
+	return path, p, err
+}
+
 // readPlaybook reads a playbook file; one that is not there is an empty
 // playbook. A bad file is a failure naming the file, and the line and
 // column where it went wrong.

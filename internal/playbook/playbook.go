@@ -85,8 +85,9 @@ func (e Evidence) key() string {
 	return where + "\x00" + strings.Join(e.Calls, "\x00")
 }
 
-// Strategy is one entry of the playbook.
-type Strategy struct {
+// Entry is what a strategy says and its counts: what the playbook file and
+// the JSON rendering both give.
+type Entry struct {
 	// ID is the category's prefix (its first three letters) and a number:
 	// fil-00042. Numbers are never reused, so that an id named in a prompt
 	// or a script keeps meaning the same strategy.
@@ -96,6 +97,11 @@ type Strategy struct {
 	Helpful  int    `json:"helpful_count"`
 	Harmful  int    `json:"harmful_count"`
 	Neutral  int    `json:"neutral_count"`
+}
+
+// Strategy is one entry of the playbook, with where it came from.
+type Strategy struct {
+	Entry
 	// Confidence is the highest confidence of the observations that made
 	// or fed it (Reflector); 0 for a strategy added by hand.
 	Confidence float64 `json:"confidence,omitempty"`
@@ -175,9 +181,8 @@ func Prefix(category string) string {
 // newStrategy adds a strategy with the next id.
 func (p *Playbook) newStrategy(category, content, source string, now time.Time) *Strategy {
 	s := &Strategy{
-		ID:       fmt.Sprintf("%s-%05d", Prefix(category), p.NextID),
-		Category: category, Content: content, Source: source,
-		Created: now, Updated: now,
+		Entry:  Entry{ID: fmt.Sprintf("%s-%05d", Prefix(category), p.NextID), Category: category, Content: content},
+		Source: source, Created: now, Updated: now,
 	}
 	p.NextID++
 	p.Strategies = append(p.Strategies, s)

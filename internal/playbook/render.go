@@ -191,20 +191,14 @@ func ace(list []*Strategy) []byte {
 // Shown is a strategy as the JSON rendering gives it: no evidence, its
 // effectiveness.
 type Shown struct {
-	ID            string  `json:"id"`
-	Category      string  `json:"category"`
-	Content       string  `json:"content"`
-	Helpful       int     `json:"helpful_count"`
-	Harmful       int     `json:"harmful_count"`
-	Neutral       int     `json:"neutral_count"`
+	Entry
 	Effectiveness float64 `json:"effectiveness"`
 }
 
 func jsonList(list []*Strategy) []byte {
 	out := make([]Shown, len(list))
 	for i, s := range list {
-		out[i] = Shown{ID: s.ID, Category: s.Category, Content: s.Content, Helpful: s.Helpful, Harmful: s.Harmful,
-			Neutral: s.Neutral, Effectiveness: math.Round(s.Effectiveness()*1000) / 1000}
+		out[i] = Shown{Entry: s.Entry, Effectiveness: math.Round(s.Effectiveness()*1000) / 1000}
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
