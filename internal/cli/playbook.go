@@ -15,7 +15,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/llm"
 	"github.com/ctxkit/ctxkit/internal/playbook"
-		"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
