@@ -98,11 +98,11 @@ func TestLearnIsIdempotentAndOrderFree(t *testing.T) {
 	}
 }
 
-// TestRenderFits: whatever the limits, the rendering of the corpus's
-// playbook holds at most MaxStrategies and MaxTokens, shows the best first,
-// and leaves out only what does not fit.
+// TestRenderFits: whatever the limits, the rendering of the playbook of
+// every fixture and corpus file holds at most MaxStrategies and MaxTokens,
+// shows the best first, and leaves out only what does not fit.
 func TestRenderFits(t *testing.T) {
-	p, _ := learnCorpus(t)
+	p := learnAll(t, append(testutil.FixturesAndCorpus(t), fixtures(t)...))
 	ctr := counter(t)
 	ranked := Rank(p.Strategies)
 	for _, f := range []Format{Markdown, ACE, JSON} {

@@ -109,24 +109,19 @@ func TestEveryRuleHasAFixture(t *testing.T) {
 	}
 }
 
-// learnCorpus learns every corpus file into one playbook, citing each file
-// by its path.
-func learnCorpus(t *testing.T) (*Playbook, map[string]*transcript.Transcript) {
-	files := testutil.CorpusFiles(t)
+// learnAll learns files into one playbook, citing each file by its path.
+func learnAll(t *testing.T, files []string) *Playbook {
 	r := reflector(t)
 	p := New()
-	trs := map[string]*transcript.Transcript{}
 	for _, path := range files {
-		tr := load(t, path)
-		trs[path] = tr
-		p.Learn(r.Reflect(tr, Source{File: path}), DefaultSimilarity, epoch)
+		p.Learn(r.Reflect(load(t, path), Source{File: path}), DefaultSimilarity, epoch)
 	}
-	return p, trs
+	return p
 }
 
 // TestCorpusGolden: learn → render over the corpus of real transcripts.
 func TestCorpusGolden(t *testing.T) {
-	p, _ := learnCorpus(t)
+	p := learnAll(t, testutil.CorpusFiles(t))
 	out, err := Render(p, RenderOptions{Format: Markdown, MaxStrategies: 50, MaxTokens: 2000, Counter: counter(t)})
 	if err != nil {
 		t.Fatal(err)
