@@ -178,7 +178,11 @@ func runLearn(e *Env) error {
 	}
 	var rep playbook.LearnReport
 	var n, tagged int
-	err = updatePlaybook(path, func(p *playbook.Playbook) (bool, error) {
+	update := updatePlaybook
+	if len(obs) == 0 && len(tags) == 0 {
+		update = viewPlaybook // nothing to learn: nothing written, nothing locked
+	}
+	err = update(path, func(p *playbook.Playbook) (bool, error) {
 		at := now()
 		// The model's tags first: a strategy it tags and whose text its
 		// insight repeats, from the same calls, counts the tag.

@@ -86,6 +86,17 @@ func updatePlaybook(path string, change func(p *playbook.Playbook) (changed bool
 	return newFileWriter().write(path, bytes.NewReader(p.Marshal()))
 }
 
+// viewPlaybook is updatePlaybook for a change that has nothing to change:
+// the playbook is read (and checked), not locked nor written.
+func viewPlaybook(path string, change func(p *playbook.Playbook) (changed bool, err error)) error {
+	p, err := readPlaybook(path)
+	if err != nil {
+		return err
+	}
+	_, err = change(p)
+	return err
+}
+
 // now is the time a change is stamped with, to the second: the file stays
 // readable.
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
