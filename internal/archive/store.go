@@ -307,3 +307,33 @@ func reverse(s string) string {
 	}
 	return string(b)
 }
+
+// ErrConflict is Keep's error when the archive holds another output under
+// a handle.
+var ErrConflict = errors.New("the archive holds another output under this handle")
+
+// Keep stores the executions whose outputs a filter replaced (Store), and
+// makes sure that the archive gives each one's output back by its handle:
+// that an execution it already had under the same session and handle has
+// the same output. A marker citing a handle that gives back another text
+// would be worse than none.
+func (a *Archive) Keep(execs []Execution) error {
+	if _, err := a.Store(execs); err != nil {
+		return err
+	}
+	stmt, err := a.db.Prepare(`SELECT o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id WHERE e.session = ? AND e.handle = ?`)
+	if err != nil {
+		return a.wrap(err)
+	}
+	defer stmt.Close()
+	for _, e := range execs {
+		var sum []byte
+		if err := stmt.QueryRow(e.Session, e.Handle).Scan(&sum); err != nil {
+			return a.wrap(err)
+		}
+		if want := sha256.Sum256([]byte(e.Output)); string(sum) != string(want[:]) {
+			return fmt.Errorf("%s: %w: %s (session %s)", a.path, ErrConflict, e.Handle, e.Session)
+		}
+	}
+	return nil
+}

@@ -9,21 +9,26 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // FilterFlags returns a filter's own flags followed by those every filter
 // has.
 func FilterFlags(own ...ucli.Flag) []ucli.Flag {
-	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, FormatFlag, ToolKindFlag)
+	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, ArchiveFlag, FormatFlag, ToolKindFlag)
 }
 
 // Filter runs a filter over the inputs, one at a time: each is parsed,
 // given to apply, and written back in its own format, to stdout (one
 // input), in place (-i) or to a directory (-o DIR). A bad input gets its
-// error and the others go on (Each). apply returns the --stats line for its
-// transcript; e.InputName names it.
-func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error {
+// error and the others go on (Each). apply returns the filter's report on
+// its transcript, whose line --stats prints; e.InputName names it. With
+// --archive, the outputs the filter replaced are stored first (their
+// markers cite them: the filter's options take e.Handles()), and an input
+// whose outputs cannot be stored is not written at all.
+func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error)) (err error) {
 	srcs, err := e.Sources()
 	if err != nil {
 		return err
@@ -32,7 +37,18 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 	if err != nil {
 		return err
 	}
-	stats := e.Bool(StatsFlag.Name)
+	keep, err := e.keepArchive()
+	if err != nil {
+		return err
+	}
+	if keep != nil {
+		defer func() {
+			if cerr := keep.Close(); err == nil && cerr != nil {
+				err = Failf("%v", cerr)
+			}
+		}()
+	}
+	printStats := e.Bool(StatsFlag.Name)
 	several := len(srcs) > 1 || len(srcs) == 1 && srcs[0].dir
 	files := newFileWriter()
 	return e.Each(srcs, func(in Input) error {
@@ -40,9 +56,14 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 		if err != nil {
 			return err
 		}
-		line, err := apply(t)
+		rep, err := apply(t)
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
+		}
+		if keep != nil {
+			if err := keep.Keep(archive.Originals(t, rep.Replaced)); err != nil {
+				return Failf("%s: %v", in.Display(), err)
+			}
 		}
 		// Straight from the input and the edits, without a copy of the
 		// whole output in memory.
@@ -63,7 +84,8 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 		if err != nil {
 			return err
 		}
-		if stats {
+		if printStats {
+			line := rep.String()
 			if several {
 				line = in.Display() + ": " + line
 			}
