@@ -32,8 +32,8 @@ type Options struct {
 	// a count of the whole transcript, so it is only done for --stats.
 	Measure bool
 	// Handle gives the archive's handle of a result about to be cut, which
-	// its marker line cites, and the marker lines of its copies (mirrors)
-	// when it is cut too; nil when there is no archive.
+	// its marker line cites; nil when there is no archive. The copies of
+	// the output (mirrors) cite nothing: the model is not sent them.
 	Handle marker.Handles
 }
 
@@ -139,9 +139,11 @@ func cutAll(t *transcript.Transcript, rs []*transcript.Result, opts Options) []c
 		}
 		if cut, ok := Cut(text, rules); ok {
 			out[i].text = cut
-		} else {
-			rules.Handle = "" // only a cut result is archived: its copies cite it
 		}
+		// The copies cite nothing: whether a cut of one is made must not
+		// depend on whether the result was cut in this run or an earlier
+		// one (a second run would cut what the first left).
+		rules.Handle = ""
 		if opts.KeepMirrors {
 			return
 		}
