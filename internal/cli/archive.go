@@ -17,6 +17,18 @@ var DBFlag = &ucli.StringFlag{Name: "db", EnvVars: []string{"CTX_ARCHIVE"},
 var ArchiveFlag = &ucli.StringFlag{Name: "archive", EnvVars: []string{"CTX_ARCHIVE"},
 	Usage: "keep every output the filter replaces in the archive at `PATH` (as ctx-archive stores them), and cite its id in the marker, for ctx-recall ID or memory_query to give it back; --archive '' turns off a CTX_ARCHIVE"}
 
+// archiveHelp is what a filter's --help says about --archive.
+const archiveHelp = `
+
+ARCHIVE:
+   With --archive PATH (or CTX_ARCHIVE), every output the filter replaces is stored in that
+   archive (one SQLite file, as ctx-archive stores outputs) before anything is written, and
+   the marker that replaces it ends with the id that gives it back:
+      ...; full output: ctx-recall toolu_01AB (or memory_query id=toolu_01AB).
+   ctx-recall ID prints it back byte for byte, and an agent can ask for it with the
+   memory_query tool of ctx-recall --mcp. An archive that cannot be written stops the run
+   (exit 1) before anything is written. See docs/recall.md.`
+
 // Handles gives the handles a filter's markers cite: with --archive, those
 // the archive will give back (archive.Citation), else none.
 func (e *Env) Handles() marker.Handles {
