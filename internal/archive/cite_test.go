@@ -98,6 +98,12 @@ func TestKeep(t *testing.T) {
 	if err := a.Keep([]Execution{other}); err != nil {
 		t.Errorf("another session: %v", err)
 	}
+	// Two outputs under one handle in one run: the second is refused too.
+	first, second := e, other
+	first.Session, second.Session = "s3", "s3"
+	if err := a.Keep([]Execution{first, second}); !errors.Is(err, ErrConflict) {
+		t.Errorf("two outputs under one handle in one run: %v, want ErrConflict", err)
+	}
 }
 
 func jsonString(s string) string {
