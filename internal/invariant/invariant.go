@@ -48,15 +48,23 @@ func Check(t interface {
 	return out
 }
 
+// parseBoth parses an input and its output, the output in the input's
+// format.
+func parseBoth(in, out []byte) (before, after *transcript.Transcript, err error) {
+	if before, err = transcript.Parse(in, transcript.Options{}); err != nil {
+		return nil, nil, fmt.Errorf("input: %v", err)
+	}
+	if after, err = transcript.Parse(out, transcript.Options{Format: before.Format}); err != nil {
+		return nil, nil, fmt.Errorf("output does not parse: %v", err)
+	}
+	return before, after, nil
+}
+
 // Compare checks the invariants that relate one output to its input.
 func Compare(in, out []byte) error {
-	before, err := transcript.Parse(in, transcript.Options{})
+	before, after, err := parseBoth(in, out)
 	if err != nil {
-		return fmt.Errorf("input: %v", err)
-	}
-	after, err := transcript.Parse(out, transcript.Options{Format: before.Format})
-	if err != nil {
-		return fmt.Errorf("output does not parse: %v", err)
+		return err
 	}
 	if after.Layout != before.Layout {
 		return fmt.Errorf("layout changed from %s to %s", before.Layout, after.Layout)
@@ -162,13 +170,9 @@ func Cited(text string) string {
 // Cites checks that every result whose text differs between in and out
 // cites the handle that want gives for it in the input.
 func Cites(in, out []byte, want marker.Handles) error {
-	before, err := transcript.Parse(in, transcript.Options{})
+	before, after, err := parseBoth(in, out)
 	if err != nil {
-		return fmt.Errorf("input: %v", err)
-	}
-	after, err := transcript.Parse(out, transcript.Options{Format: before.Format})
-	if err != nil {
-		return fmt.Errorf("output does not parse: %v", err)
+		return err
 	}
 	for i, r := range after.Results {
 		b := before.Results[i]
