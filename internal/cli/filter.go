@@ -17,7 +17,7 @@ import (
 // FilterFlags returns a filter's own flags followed by those every filter
 // has.
 func FilterFlags(own ...ucli.Flag) []ucli.Flag {
-	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, ArchiveFlag, FormatFlag, ToolKindFlag)
+	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, ArchiveFlag, EachLineFlag, JobsFlag, QuietFlag, FormatFlag, ToolKindFlag)
 }
 
 // Filter runs a filter over the inputs, one at a time: each is parsed,
@@ -25,10 +25,49 @@ func FilterFlags(own ...ucli.Flag) []ucli.Flag {
 // input), in place (-i) or to a directory (-o DIR). A bad input gets its
 // error and the others go on (Each). apply returns the filter's report on
 // its transcript, whose line --stats prints; e.InputName names it. With
-// --archive, the outputs the filter replaced are stored first (their
-// markers cite them: the filter's options take e.Handles()), and an input
-// whose outputs cannot be stored is not written at all.
+// --each-line, each line of the inputs is a transcript, filtered on --jobs
+// goroutines (EachLine): apply must then be safe for concurrent use. With
+// --archive, the outputs the filter replaced in a transcript are stored
+// before it is written (their markers cite them: the filter's options take
+// e.Handles()), and one whose outputs cannot be stored is not written.
 func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error)) (err error) {
+	var keep *archive.Archive // --archive's, opened once the usage is checked
+	defer func() {
+		if keep == nil {
+			return
+		}
+		if cerr := keep.Close(); err == nil && cerr != nil {
+			err = Failf("%v", cerr)
+		}
+	}()
+	// kept applies the filter and stores what it replaced.
+	kept := func(t *transcript.Transcript) (stats.Report, error) {
+		rep, err := apply(t)
+		if err == nil && keep != nil {
+			err = keep.Keep(archive.Originals(t, rep.Replaced))
+		}
+		return rep, err
+	}
+	printStats := e.Bool(StatsFlag.Name)
+	if e.Bool(EachLineFlag.Name) {
+		if keep, err = e.keepArchive(); err != nil {
+			return err
+		}
+		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+			rep, err := kept(t)
+			if err != nil {
+				return nil, "", err
+			}
+			line := ""
+			if printStats {
+				line = rep.String()
+			}
+			if !t.Changed() {
+				return in.Data, line, nil
+			}
+			return t.Bytes(), line, nil
+		})
+	}
 	srcs, err := e.Sources()
 	if err != nil {
 		return err
@@ -37,18 +76,9 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error))
 	if err != nil {
 		return err
 	}
-	keep, err := e.keepArchive()
-	if err != nil {
+	if keep, err = e.keepArchive(); err != nil {
 		return err
 	}
-	if keep != nil {
-		defer func() {
-			if cerr := keep.Close(); err == nil && cerr != nil {
-				err = Failf("%v", cerr)
-			}
-		}()
-	}
-	printStats := e.Bool(StatsFlag.Name)
 	several := len(srcs) > 1 || len(srcs) == 1 && srcs[0].dir
 	files := newFileWriter()
 	return e.Each(srcs, func(in Input) error {
@@ -56,14 +86,9 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error))
 		if err != nil {
 			return err
 		}
-		rep, err := apply(t)
+		rep, err := kept(t)
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
-		}
-		if keep != nil {
-			if err := keep.Keep(archive.Originals(t, rep.Replaced)); err != nil {
-				return Failf("%s: %v", in.Display(), err)
-			}
 		}
 		// Straight from the input and the edits, without a copy of the
 		// whole output in memory.
