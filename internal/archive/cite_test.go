@@ -12,9 +12,8 @@ import (
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
-// citeSession has an original output, a summary and a cut that cite
-// handles, and a marker and a cut that cite none.
-func citeSession(t *testing.T) (cut, uncited string) {
+// citedCuts returns a cut that cites a handle, and one that cites none.
+func citedCuts() (cut, uncited string) {
 	long := strings.Repeat("ok  \texample.com/pkg\t0.01s\n", 40)
 	r := truncate.DefaultRules()
 	r.Max, r.Head, r.Tail = 200, 50, 50
@@ -25,7 +24,7 @@ func citeSession(t *testing.T) (cut, uncited string) {
 }
 
 func TestCitation(t *testing.T) {
-	cut, uncited := citeSession(t)
+	cut, uncited := citedCuts()
 	summary := marker.Cite(marker.Line("summarize", "Read a.go: 40 lines (400 chars)."), "toolu_01SumXXXXXXXXXXXXXXXX") + "\nline 1"
 	tr := transcripttest.Parse(t, []byte(`[
 {"role":"assistant","content":null,"tool_calls":[
@@ -39,7 +38,8 @@ func TestCitation(t *testing.T) {
 {"role":"tool","tool_call_id":"call_3","content":`+jsonString(cut)+`},
 {"role":"tool","tool_call_id":"call_4","content":"[ctx-dedupe] Repeated bash call: identical to the result of call call_1 above; not repeated here."},
 {"role":"tool","tool_call_id":"call_5","content":`+jsonString(uncited)+`}]`))
-	want := []string{Handle(tr, tr.Results[0]), "toolu_01SumXXXXXXXXXXXXXXXX", "toolu_01CutXXXXXXXXXXXXXXXX", "", ""}
+	// A marker is never replaced: it cites nothing for another.
+	want := []string{Handle(tr, tr.Results[0]), "", "toolu_01CutXXXXXXXXXXXXXXXX", "", ""}
 	if !strings.HasPrefix(want[0], HandlePrefix) {
 		t.Fatalf("the short call id has handle %q", want[0])
 	}
@@ -53,7 +53,7 @@ func TestCitation(t *testing.T) {
 // TestOriginals: the executions of replaced results carry the text they
 // had; a replaced text that was not an original output is left out.
 func TestOriginals(t *testing.T) {
-	cut, _ := citeSession(t)
+	cut, _ := citedCuts()
 	tr := transcripttest.Parse(t, []byte(`[
 {"role":"assistant","content":null,"tool_calls":[
  {"id":"toolu_01AAAAAAAAAAAAAAAAAAAAAA","type":"function","function":{"name":"bash","arguments":"{\"command\":\"go test\"}"}},

@@ -31,15 +31,12 @@ func Handle(t *transcript.Transcript, r *transcript.Result) string {
 // about to replace (a marker.Handles): r's own handle when its text is the
 // tool's output, which the caller stores (Originals, Keep) before it writes
 // the marker anywhere; for a cut that ctx-truncate made with an archive,
-// the handle its marker line cites; else "", since no archive holds the
-// text it came from.
+// the handle its marker line cites; else "" (filters leave markers alone,
+// and no archive need hold what a cut made without one came from).
 func Citation(t *transcript.Transcript, r *transcript.Result) string {
 	text := r.Text()
 	if Original(text) {
 		return Handle(t, r)
-	}
-	if _, line, ok := marker.Parse(text); ok {
-		return marker.Cited(line)
 	}
 	return truncate.Cited(text)
 }
