@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/playbook"
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // TestConcurrentLearns runs many ctx-playbook learn processes at once on
@@ -102,4 +106,83 @@ func FuzzParseAge(f *testing.F) {
 			t.Fatalf("parseAge(%q) = %v", s, d)
 		}
 	})
+}
+
+// TestLearnCorpusCitesWhatExists: ctx-playbook learn over the corpus's
+// directory (every fixture's where there is none) writes a playbook whose
+// every piece of evidence names a file that is there and, in it, calls that
+// the transcript has; and render fits its limits.
+func TestLearnCorpusCitesWhatExists(t *testing.T) {
+	dir := testutil.CorpusDir(t)
+	if len(testutil.CorpusIfPresent(t)) == 0 {
+		dir = filepath.Join(testutil.Root(t), "testdata", "formats")
+	}
+	pb := filepath.Join(t.TempDir(), "playbook.json")
+	var stdout, stderr bytes.Buffer
+	if code := Run(Playbook, []string{"ctx-playbook", "learn", "--playbook", pb, dir}, strings.NewReader(""), &stdout, &stderr); code != ExitOK {
+		t.Fatalf("learn: exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := playbook.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Strategies) == 0 {
+		t.Fatal("nothing learned")
+	}
+	calls := map[string]map[string]bool{} // file → call ids with a result
+	for _, s := range p.Strategies {
+		for _, e := range s.Evidence {
+			if !filepath.IsAbs(e.File) {
+				t.Errorf("%s cites %s: not an absolute path", s.ID, e.File)
+			}
+			ids, ok := calls[e.File]
+			if !ok {
+				raw, err := os.ReadFile(e.File)
+				if err != nil {
+					t.Fatalf("%s cites %s: %v", s.ID, e.File, err)
+				}
+				tr, err := transcript.Parse(raw, transcript.Options{})
+				if err != nil {
+					t.Fatalf("%s cites %s: %v", s.ID, e.File, err)
+				}
+				ids = map[string]bool{}
+				for _, c := range tr.Calls {
+					if c.Result != nil {
+						ids[c.ID] = true
+					}
+				}
+				calls[e.File] = ids
+			}
+			for _, id := range e.Calls {
+				if !ids[id] {
+					t.Errorf("%s cites call %s of %s, which it does not have", s.ID, id, e.File)
+				}
+			}
+		}
+	}
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []string{"50", "200", "2000"} {
+		stdout.Reset()
+		if code := Run(Playbook, []string{"ctx-playbook", "render", "--playbook", pb, "--max-tokens", limit}, strings.NewReader(""), &stdout, &stderr); code != ExitOK {
+			t.Fatalf("render: exit %d: %s", code, stderr.String())
+		}
+		if n, max := ctr.Count(stdout.String()), mustAtoi(t, limit); n > max {
+			t.Errorf("render --max-tokens %s: %d tokens", limit, n)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
