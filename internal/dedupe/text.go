@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,21 +17,54 @@ import (
 // tool is the name in the markers: [ctx-dedupe].
 const tool = "dedupe"
 
-// pointerLine is the marker of a re-read identical to the result of call id.
-func pointerLine(file string, rng tools.Range, text, id string) string {
-	return marker.Line(tool, "Re-read of "+about(file, rng, text)+
-		": identical to the result of call "+id+" above; content not repeated here.")
+// pointerLine is the marker of a re-read identical to the result of call
+// id, above it, or below it with KeepLatest (latest).
+func pointerLine(file string, rng tools.Range, text, id string, latest bool) string {
+	return marker.Line(tool, readOf(latest)+about(file, rng, text)+
+		": identical to the result of call "+id+where(latest)+"; content not repeated here.")
+}
+
+// coveredLine is the marker of a read whose n lines, from line first of the
+// file (0: unknown), are in the result of call id, the same.
+func coveredLine(file string, rng tools.Range, text, id string, first, n int, latest bool) string {
+	lines := "the last " + textfmt.Plural(n, "line", "lines")
+	if first > 0 {
+		lines = "lines " + strconv.Itoa(first) + "-" + strconv.Itoa(first+n-1) + " of the file"
+	}
+	return marker.Line(tool, readOf(latest)+about(file, rng, text)+
+		": the same text as "+lines+" in the result of call "+id+where(latest)+"; content not repeated here.")
 }
 
 // diffLine is the marker of a re-read that changed since the result of call
-// id; the diff follows on the next lines.
-func diffLine(file string, rng tools.Range, text, id string, stripped bool) string {
+// id (before it, with KeepLatest); the diff follows on the next lines.
+func diffLine(file string, rng tools.Range, text, id string, stripped, latest bool) string {
 	how := "."
 	if stripped {
 		how = " (line numbers stripped)."
 	}
-	return marker.Line(tool, "Re-read of "+about(file, rng, text)+
-		": changed since the result of call "+id+" above; content not repeated here, only a unified diff against it follows"+how)
+	changed := ": changed since the result of call "
+	if latest {
+		changed = ": changed before the result of call "
+	}
+	return marker.Line(tool, readOf(latest)+about(file, rng, text)+
+		changed+id+where(latest)+"; content not repeated here, only a unified diff against it follows"+how)
+}
+
+// readOf starts a read's marker: a re-read points up, an earlier read (with
+// KeepLatest) down.
+func readOf(latest bool) string {
+	if latest {
+		return "Earlier read of "
+	}
+	return "Re-read of "
+}
+
+// where says where the result a marker points at is.
+func where(latest bool) string {
+	if latest {
+		return " below"
+	}
+	return " above"
 }
 
 // repeatLine is the marker of a call repeated with the same arguments and

@@ -2,12 +2,14 @@
 // (docs/model.md): the same format and layout out as in, byte for byte when
 // nothing changed; no message dropped or reordered, every call with its
 // result; idempotent and deterministic; never more tokens out than in; and
-// every pointer pointing at a whole result that is still there.
+// every pointer pointing at a whole result that is still there, above it
+// unless its marker says below.
 package invariant
 
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -115,12 +117,21 @@ func pointers(t *transcript.Transcript) error {
 				return fmt.Errorf("result of %s points at call %s, which has no result", r.CallID, id)
 			case marker.Is(c.Result.Text(), ""):
 				return fmt.Errorf("result of %s points at call %s, whose result is a marker too", r.CallID, id)
-			case c.Result.Index >= r.Index:
-				return fmt.Errorf("result of %s points at call %s, which is not above it", r.CallID, id)
+			case c.Result.Index == r.Index:
+				return fmt.Errorf("result of %s points at itself", r.CallID)
+			case (c.Result.Index > r.Index) != below(r.Text(), id):
+				return fmt.Errorf("result of %s points at call %s, which is not where its marker says", r.CallID, id)
 			}
 		}
 	}
 	return nil
+}
+
+// below reports whether a marker says the call id it names is below it
+// ("call ID below"); a pointer points up unless it says so.
+func below(text, id string) bool {
+	_, line, _ := marker.Parse(text)
+	return strings.Contains(line, "call "+id+" below")
 }
 
 // counter is the one counter every check shares: loading an encoding's
