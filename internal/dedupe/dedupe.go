@@ -378,7 +378,9 @@ func wholeByCount(n, maxReads int) []bool {
 type callKey struct{ name, input string }
 
 // calls replaces the results of calls repeated with identical output: a
-// tool other than reads, edits and writes, the same arguments.
+// tool other than reads, edits and writes, the same arguments. The first
+// stays whole and the others point up at it, or with KeepLatest the last,
+// and the others point down.
 func (a *apply) calls() {
 	groups := map[callKey][]*transcript.Result{}
 	var order []callKey
@@ -402,6 +404,11 @@ func (a *apply) calls() {
 		if len(rs) < 2 {
 			continue
 		}
+		latest := a.opts.Keep == KeepLatest
+		if latest {
+			rs = slices.Clone(rs)
+			slices.Reverse(rs)
+		}
 		byText := map[string]*transcript.Result{}
 		for _, r := range rs {
 			if a.skip(r) {
@@ -409,7 +416,7 @@ func (a *apply) calls() {
 			}
 			text := r.Text()
 			if base := byText[text]; base != nil && a.mayReplace(r) {
-				if a.replace(r, Repeat, base, repeatLine(r.Call.Name, what(r.Call, a.t.Cwd), text, base.CallID), "") {
+				if a.replace(r, Repeat, base, repeatLine(r.Call.Name, what(r.Call, a.t.Cwd), text, base.CallID, latest), "") {
 					continue
 				}
 			}

@@ -497,6 +497,7 @@ func TestCoveredReads(t *testing.T) {
 		{"keep latest: a pointer down", []string{sh("sed -n '10,20p' a.py", span(10, 20)), whole}, func(o *Options) { o.Keep = KeepLatest }, "c2 ="},
 		{"keep latest: identical, and a diff down", []string{sh("cat a.py", edited), whole, whole}, func(o *Options) { o.Keep = KeepLatest }, "d3 p3 ="},
 		{"keep latest: no samples", []string{whole, whole, whole, whole, whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest }, "p7 p7 p7 p7 p7 p7 ="},
+		{"keep latest: repeated calls point down", []string{sh("git log", span(1, 40)), sh("git log", span(1, 40)), sh("git log", span(1, 40))}, func(o *Options) { o.Keep = KeepLatest; o.AllTools = true }, "r3 r3 ="},
 		{"keep latest: keep-recent", []string{whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest; o.KeepRecent = 2 }, "p2 = ="},
 	}
 	for _, c := range cases {
@@ -582,8 +583,8 @@ func TestMarkerLines(t *testing.T) {
 		pointerLine("src/app.go", rng, "a\nb\n", "toolu_01CD", true),
 		diffLine("src/app.go", tools.Range{}, "a", "toolu_01CD", true, true),
 		coveredLine("src/app.go", tools.Range{Start: 50, End: 51}, "a\nb\n", "toolu_01CD", 50, 2, true),
-		repeatLine("Bash", "git status", "x\n", "toolu_01AB"),
-		repeatLine("list", "", "x\ny", "c1"),
+		repeatLine("Bash", "git status", "x\n", "toolu_01AB", false),
+		repeatLine("list", "", "x\ny", "c1", true),
 	}
 	want := []string{
 		"[ctx-dedupe] Re-read of src/app.go (lines 1-200; 4 chars, 2 lines): identical to the result of call toolu_01AB above; content not repeated here.",
@@ -595,7 +596,7 @@ func TestMarkerLines(t *testing.T) {
 		"[ctx-dedupe] Earlier read of src/app.go (1 chars, 1 line): changed before the result of call toolu_01CD below; content not repeated here, only a unified diff against it follows (line numbers stripped).",
 		"[ctx-dedupe] Earlier read of src/app.go (lines 50-51; 4 chars, 2 lines): the same text as lines 50-51 of the file in the result of call toolu_01CD below; content not repeated here.",
 		"[ctx-dedupe] Repeated Bash call (git status), 2 chars, 1 line of output: identical to the result of call toolu_01AB above; not repeated here.",
-		"[ctx-dedupe] Repeated list call, 3 chars, 2 lines of output: identical to the result of call c1 above; not repeated here.",
+		"[ctx-dedupe] Repeated list call, 3 chars, 2 lines of output: identical to the result of call c1 below; not repeated here.",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("marker lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -669,7 +670,7 @@ func FuzzRereads(f *testing.F) {
 				lines[int(op)%len(lines)] += "!" // an edit, now and then of the same line
 			}
 			text := strings.Join(lines[:20+int(op)%40], "\n")
-			switch op / 3 % 6 {
+			switch op / 3 % 7 {
 			case 0, 1:
 				entries = append(entries, `read_file {"path":"`+file+`"} => `+text)
 			case 2:
@@ -678,6 +679,9 @@ func FuzzRereads(f *testing.F) {
 				entries = append(entries, `bash {"command":"cat `+file+`"} => !no such file`)
 			case 4:
 				entries = append(entries, `bash {"command":"git status"} => `+strings.Join(lines[:int(op)%4+10], "\n"))
+			case 5:
+				from := 1 + int(op)%20
+				entries = append(entries, fmt.Sprintf(`bash {"command":"sed -n '%d,%dp' %s"} => %s`, from, from+14, file, strings.Join(lines[from-1:from+14], "\n")+"\n"))
 			default:
 				entries = append(entries, `read_file {"path":"/w/`+file+`"} => `+text)
 			}
@@ -686,6 +690,9 @@ func FuzzRereads(f *testing.F) {
 			return
 		}
 		opts := Options{MaxReads: maxReads, AllTools: ops[0]%2 == 0, NoDiff: ops[0]%5 == 4, KeepRecent: int(ops[0] % 3), Counter: counter()}
+		if ops[len(ops)-1]%2 == 1 {
+			opts.Keep = KeepLatest
+		}
 		fates(t, session(entries...), opts)
 	})
 }

@@ -68,13 +68,14 @@ func where(latest bool) string {
 }
 
 // repeatLine is the marker of a call repeated with the same arguments and
-// the same output as call id (--all-tools).
-func repeatLine(name, target, text, id string) string {
+// the same output as call id (--all-tools), above it, or below it with
+// KeepLatest.
+func repeatLine(name, target, text, id string, latest bool) string {
 	what := "Repeated " + oneLine(name, 40) + " call"
 	if target != "" {
 		what += " (" + oneLine(target, 80) + ")"
 	}
-	return marker.Line(tool, what+", "+size(text)+" of output: identical to the result of call "+id+" above; not repeated here.")
+	return marker.Line(tool, what+", "+size(text)+" of output: identical to the result of call "+id+where(latest)+"; not repeated here.")
 }
 
 // about names a read: the file, its range and the size of what it returned.
