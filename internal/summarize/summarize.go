@@ -48,9 +48,18 @@ type Options struct {
 	// until the ones after it reach ProtectTokens, so the result that
 	// crosses the threshold is kept too (OpenCode's PRUNE_PROTECT).
 	ProtectTokens int
+	// ProtectCalls caps the window of ProtectTokens: at most the last this
+	// many results are kept whole by it, so that the window is the last
+	// calls or the last tokens, whichever holds fewer results. With
+	// ProtectTokens 0, the last this many results are kept whole.
+	ProtectCalls int
 	// ProtectTurns keeps whole the results of the last this many user turns;
-	// with fewer user turns than this, every result is kept.
+	// with fewer user turns than this, every result is kept (OpenCode's
+	// rule, which in an autonomous run of a few prompts keeps everything).
 	ProtectTurns int
+	// SummarizeLatestReads lets the latest read of a file be summarized;
+	// by default it stays whole, as the file's most recent state.
+	SummarizeLatestReads bool
 	// KeepRecent keeps whole the last this many results (Anthropic's keep).
 	KeepRecent int
 	// MinSavings: change nothing unless the summaries save at least this
@@ -108,8 +117,8 @@ func New(opts Options) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	names := []string{"protect-tokens", "protect-turns", "keep-recent", "min-savings", "trigger", "llm-max-input"}
-	for i, v := range []int{opts.ProtectTokens, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.ModelInput} {
+	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "llm-max-input"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.ModelInput} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
@@ -157,6 +166,7 @@ type Kept struct {
 	Failed     int `json:"failed"`        // the call failed: its error text stays
 	Excluded   int `json:"excluded"`      // --exclude-tools
 	NoCall     int `json:"no_call"`       // a result whose call is not in the transcript
+	LatestRead int `json:"latest_read"`   // the latest read of a file, its most recent state
 	Protected  int `json:"protected"`     // in a protected window
 	NotShorter int `json:"not_shorter"`   // short already: no summary with fewer tokens
 	// BelowMinimum would have been summarized, but all the summaries
@@ -288,10 +298,14 @@ func (f *Filter) decide(t *transcript.Transcript) (rep Report, plans []plan, bef
 // together. texts and before are every result's text and tokens.
 func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k *Kept) ([]plan, int) {
 	protected := f.protected(t, before)
+	latest := make([]bool, len(t.Results))
+	if !f.opts.SummarizeLatestReads {
+		latest = t.LatestReads()
+	}
 	refs := marker.Referenced(t)
 	var old []*transcript.Result
 	for i, r := range t.Results {
-		if !f.keep(r, protected[i], refs, k) {
+		if !f.keep(r, protected[i], latest[i], refs, k) {
 			old = append(old, r)
 		}
 	}
@@ -346,7 +360,7 @@ func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
 }
 
 // keep reports whether a result stays whole, and counts why.
-func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool, k *Kept) bool {
+func (f *Filter) keep(r *transcript.Result, protected, latest bool, refs map[string]bool, k *Kept) bool {
 	switch {
 	case r.HasPrefix("[ctx-") && marker.Is(r.Text(), ""):
 		k.Marker++
@@ -360,6 +374,8 @@ func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool
 		k.Excluded++
 	case r.Call == nil:
 		k.NoCall++
+	case latest:
+		k.LatestRead++
 	case protected:
 		k.Protected++
 	default:
@@ -370,7 +386,8 @@ func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool
 
 // protected marks the results in a protected window: the last KeepRecent
 // results, those in the last ProtectTurns user turns, and the most recent
-// ones up to ProtectTokens (the one that crosses it included).
+// ones up to ProtectTokens (the one that crosses it included) and at most
+// ProtectCalls of them.
 func (f *Filter) protected(t *transcript.Transcript, toks []int) []bool {
 	n := len(t.Results)
 	p := make([]bool, n)
@@ -395,8 +412,9 @@ func (f *Filter) protected(t *transcript.Transcript, toks []int) []bool {
 			}
 		}
 	}
+	tok, calls := f.opts.ProtectTokens, f.opts.ProtectCalls
 	sum := 0
-	for i := n - 1; i >= 0 && sum < f.opts.ProtectTokens; i-- {
+	for i := n - 1; i >= 0 && (tok > 0 || calls > 0) && (tok == 0 || sum < tok) && (calls == 0 || n-i <= calls); i-- {
 		p[i] = true
 		sum += toks[i]
 	}
