@@ -19,7 +19,7 @@ build:
 demo: build
 	$(BIN)/ctx-dedupe --stats $(EXAMPLE) \
 	  | $(BIN)/ctx-truncate --stats \
-	  | $(BIN)/ctx-summarize --stats --protect-tokens 2000 --protect-turns 0 --min-savings 0 \
+	  | $(BIN)/ctx-summarize --stats --protect-calls 3 --min-savings 0 \
 	  | $(BIN)/ctx-count --before $(EXAMPLE)
 
 # Every test: units, golden files, corpus properties, command-level scripts,

@@ -87,10 +87,13 @@ type Options struct {
 	ModelInput int
 }
 
-// Defaults are ctx-summarize's defaults, OpenCode's thresholds, counting
-// with ctr.
+// Defaults are ctx-summarize's defaults, counting with ctr: the recent work
+// kept whole is the last 20 results or the last 40,000 tokens of tool
+// output (OpenCode's PRUNE_PROTECT), whichever holds fewer, so that it
+// scales with a run of any length; a run acts when it saves 2,000 tokens.
+// docs/summarize.md has the measurements they were chosen from.
 func Defaults(ctr tokens.Counter) Options {
-	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000, Counter: ctr}
+	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectCalls: 20, MinSavings: 2000, Counter: ctr}
 }
 
 // Filter is a validated configuration, ready to apply to transcripts.
