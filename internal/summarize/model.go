@@ -197,7 +197,7 @@ func (f *Filter) useAnswers(cwd string, texts []string, plans []plan, after []in
 // that the answer left out.
 func modelSummary(o output, model, answer string) string {
 	line := o.line(nonEmpty(append(append([]string{o.status()}, o.must.facts...), size(o.body))), "")
-	return o.kept(marker.LineWith("summarize", "model "+model, strings.TrimPrefix(line, marker.Line("summarize", ""))) + "\n" + tidy(answer), true)
+	return o.kept(marker.LineWith("summarize", "model "+model, strings.TrimPrefix(line, marker.Line("summarize", "")))+"\n"+tidy(answer), true)
 }
 
 // tidy trims an answer and drops its blank lines: a summary is read as a
