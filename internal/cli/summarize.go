@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -82,11 +85,15 @@ a file on stderr; --json prints that report as JSON on stderr instead.`,
 		&ucli.BoolFlag{Name: "summarize-latest-reads", EnvVars: []string{"CTX_SUMMARIZE_LATEST_READS"},
 			Usage: "let the latest read of a file be summarized too; by default it stays whole, as the file's most recent state"},
 		&ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"},
-			Usage: "keep whole the last `N` tool results; 0: off"},
+			Usage: "keep whole the last `N` tool results; 0: off (3 under a --budget)"},
 		&ucli.IntFlag{Name: "min-savings", Value: summarize.Defaults(nil).MinSavings, EnvVars: []string{"CTX_MIN_SAVINGS"},
 			Usage: "change nothing unless the summaries save at least `N` tokens"},
-		&ucli.IntFlag{Name: "trigger", EnvVars: []string{"CTX_TRIGGER"},
-			Usage: "change nothing unless the history has more than `N` tokens; 0: off"},
+		&ucli.StringFlag{Name: "trigger", Value: "0", EnvVars: []string{"CTX_TRIGGER"},
+			Usage: "change nothing unless the history has more than `N` tokens (30000, 140k) or that share of --window (75%); 0: off"},
+		&ucli.StringFlag{Name: "budget", Value: "0", EnvVars: []string{"CTX_BUDGET"},
+			Usage: "when the history has more than `N` tokens (30000, 140k) or that share of --window (70%), replace old results, the cheapest loss first, until it fits; exit status 3 when it cannot; 0: off"},
+		&ucli.StringFlag{Name: "window", Value: "200k", EnvVars: []string{"CTX_WINDOW"},
+			Usage: "the model's context window in `N` tokens, of which --budget and --trigger can be shares"},
 		&ucli.StringSliceFlag{Name: "exclude-tools", EnvVars: []string{"CTX_EXCLUDE_TOOLS"},
 			Usage: "never summarize the results of the tools `NAME,...` (any case); repeatable"},
 		&ucli.StringFlag{Name: "mode", Value: string(summarize.ModeSummary), EnvVars: []string{"CTX_MODE"},
@@ -116,6 +123,22 @@ func runSummarize(e *Env) error {
 	if err != nil {
 		return err
 	}
+	window, err := tokenAmount("window", e.String("window"), 0)
+	if err != nil {
+		return err
+	}
+	trigger, err := tokenAmount("trigger", e.String("trigger"), window)
+	if err != nil {
+		return err
+	}
+	budget, err := tokenAmount("budget", e.String("budget"), window)
+	if err != nil {
+		return err
+	}
+	keepRecent := e.Int("keep-recent")
+	if budget > 0 && !e.IsSet("keep-recent") {
+		keepRecent = budgetKeepRecent
+	}
 	opts := summarize.Options{
 		Counter:              ctr,
 		Measure:              e.Bool(StatsFlag.Name),
@@ -124,9 +147,10 @@ func runSummarize(e *Env) error {
 		ProtectCalls:         e.Int("protect-calls"),
 		ProtectTurns:         e.Int("protect-turns"),
 		SummarizeLatestReads: e.Bool("summarize-latest-reads"),
-		KeepRecent:           e.Int("keep-recent"),
+		KeepRecent:           keepRecent,
 		MinSavings:           e.Int("min-savings"),
-		Trigger:              e.Int("trigger"),
+		Trigger:              trigger,
+		Budget:               budget,
 		ExcludeTools:         e.StringSlice("exclude-tools"),
 		KeepMirrors:          e.Bool("keep-mirrors"),
 		ModelInput:           e.Int("llm-max-input"),
@@ -142,6 +166,9 @@ func runSummarize(e *Env) error {
 		}
 		if opts.Mode == summarize.ModeClear {
 			return Usagef("--llm writes summaries; --mode clear writes one line without a model")
+		}
+		if budget > 0 {
+			return Usagef("--llm does not go with --budget yet: a budget takes the rules' summaries")
 		}
 		if model, err = e.newModelRun(); err != nil {
 			return err
@@ -170,6 +197,10 @@ func runSummarize(e *Env) error {
 			r.File = e.InputName()
 			report.Files = append(report.Files, r)
 		}
+		if b := r.Budget; b != nil && !b.Fits {
+			e.overBudget = true
+			e.note(e.InputName() + ": " + b.Why())
+		}
 		return r.Stats.String(), nil
 	})
 	if err != nil || !asJSON {
@@ -178,4 +209,31 @@ func runSummarize(e *Env) error {
 	enc := json.NewEncoder(e.Stderr)
 	enc.SetIndent("", "  ")
 	return enc.Encode(report)
+}
+
+// budgetKeepRecent is --keep-recent under a budget, when not given: the
+// last results are what the agent just did (Anthropic's context editing
+// keeps 3 tool uses).
+const budgetKeepRecent = 3
+
+// tokenAmount reads a number of tokens as a flag gives it: 30000, 30,000,
+// 140k, 1.5m, or with a window, a share of it: 70%.
+func tokenAmount(flag, s string, window int) (int, error) {
+	v := strings.ReplaceAll(strings.TrimSpace(s), ",", "")
+	mult := 1.0
+	switch {
+	case strings.HasSuffix(v, "%") && window > 0:
+		v, mult = strings.TrimSuffix(v, "%"), float64(window)/100
+	case strings.HasSuffix(v, "%"):
+		return 0, Usagef("--%s %s: a share needs a --window", flag, s)
+	case strings.HasSuffix(v, "k"), strings.HasSuffix(v, "K"):
+		v, mult = v[:len(v)-1], 1e3
+	case strings.HasSuffix(v, "m"), strings.HasSuffix(v, "M"):
+		v, mult = v[:len(v)-1], 1e6
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) || n*mult > math.MaxInt32 {
+		return 0, Usagef("--%s %s: want a number of tokens (30000, 140k) or a share of --window (70%%)", flag, s)
+	}
+	return int(math.Round(n * mult)), nil
 }

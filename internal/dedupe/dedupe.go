@@ -324,7 +324,7 @@ func (a *apply) reread(file string, x *fileRead, text string, kept []*fileRead, 
 	if x.whole || last == nil || a.opts.NoDiff {
 		return false
 	}
-	diff, stripped := unifiedDiff(oneLine(file, 160), last.r.Text(), text)
+	diff, stripped := unifiedDiff(marker.Text(file, 160), last.r.Text(), text)
 	return a.replace(x.r, Diff, last.r, diffLine(file, x.rng, text, last.r.CallID, stripped, latest), diff)
 }
 

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -547,31 +545,6 @@ func TestOddIDs(t *testing.T) {
 	}
 }
 
-func TestOneLine(t *testing.T) {
-	cases := []struct {
-		in    string
-		limit int
-		want  string
-	}{
-		{"src/app.go", 80, "src/app.go"},
-		{"git commit -m 'call it a day'", 80, "git commit -m 'call\u00a0it a day'"},
-		{"call c1", 80, "call\u00a0c1"},
-		{"recall x", 80, "recall x"},
-		{"line one\nline two\t", 80, "line one line two"},
-		{strings.Repeat("é", 12), 10, strings.Repeat("é", 9) + "…"},
-		{strings.Repeat("é", 10), 10, strings.Repeat("é", 10)},
-	}
-	for _, c := range cases {
-		got := oneLine(c.in, c.limit)
-		if got != c.want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", c.in, c.limit, got, c.want)
-		}
-		if refs := marker.Refs(marker.Line(tool, got)); refs != nil {
-			t.Errorf("oneLine(%q) reads as a pointer to %v", c.in, refs)
-		}
-	}
-}
-
 func TestMarkerLines(t *testing.T) {
 	rng := tools.Range{Start: 1, End: 200}
 	got := []string{
@@ -694,30 +667,5 @@ func FuzzRereads(f *testing.F) {
 			opts.Keep = KeepLatest
 		}
 		fates(t, session(entries...), opts)
-	})
-}
-
-// FuzzOneLine checks that any path or command fits a marker line: one line,
-// no control characters, within the limit, and no "call ID" in it.
-func FuzzOneLine(f *testing.F) {
-	f.Add("src/app.go", 80)
-	f.Add("git commit -m 'call it'\nnext", 10)
-	f.Add("call\tc1 call  c2 call\u00a0c3", 3)
-	f.Fuzz(func(t *testing.T, s string, limit int) {
-		if limit < 1 || limit > 500 || !utf8.ValidString(s) {
-			return
-		}
-		got := oneLine(s, limit)
-		if n := utf8.RuneCountInString(got); n > limit {
-			t.Errorf("oneLine(%q, %d) = %q: %d characters", s, limit, got, n)
-		}
-		for _, r := range got {
-			if unicode.IsControl(r) {
-				t.Fatalf("oneLine(%q) = %q: control character %U", s, got, r)
-			}
-		}
-		if refs := marker.Refs(marker.Line(tool, got)); refs != nil {
-			t.Errorf("oneLine(%q) = %q reads as a pointer to %v", s, got, refs)
-		}
 	})
 }

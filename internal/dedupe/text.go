@@ -1,10 +1,8 @@
 package dedupe
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -71,16 +69,16 @@ func where(latest bool) string {
 // the same output as call id (--all-tools), above it, or below it with
 // KeepLatest.
 func repeatLine(name, target, text, id string, latest bool) string {
-	what := "Repeated " + oneLine(name, 40) + " call"
+	what := "Repeated " + marker.Text(name, 40) + " call"
 	if target != "" {
-		what += " (" + oneLine(target, 80) + ")"
+		what += " (" + marker.Text(target, 80) + ")"
 	}
 	return marker.Line(tool, what+", "+size(text)+" of output: identical to the result of call "+id+where(latest)+"; not repeated here.")
 }
 
 // about names a read: the file, its range and the size of what it returned.
 func about(file string, rng tools.Range, text string) string {
-	s := oneLine(file, 160) + " ("
+	s := marker.Text(file, 160) + " ("
 	if !rng.Whole() {
 		s += rng.String() + "; "
 	}
@@ -98,27 +96,4 @@ func size(text string) string {
 		unit = " line"
 	}
 	return textfmt.Int(utf8.RuneCountInString(text)) + " chars, " + textfmt.Int(lines) + unit
-}
-
-// callWord is what marker.Refs reads as a pointer: "call" and a space before
-// an id.
-var callWord = regexp.MustCompile(`\bcall [A-Za-z0-9_\-.:]`)
-
-// oneLine fits a path or command on a marker line: control characters
-// become spaces, a long one is cut with "…", and a "call X" in it is kept
-// from reading as a pointer (a no-break space after "call"): a marker line
-// names no call but the one it points at.
-func oneLine(s string, limit int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.TrimSpace(s))
-	if utf8.RuneCountInString(s) > limit {
-		s = string([]rune(s)[:limit-1]) + "…"
-	}
-	return callWord.ReplaceAllStringFunc(s, func(m string) string {
-		return "call\u00a0" + m[len("call "):]
-	})
 }

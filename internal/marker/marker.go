@@ -13,6 +13,8 @@ package marker
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -96,4 +98,27 @@ func Referenced(t *transcript.Transcript) map[string]bool {
 		}
 	}
 	return refs
+}
+
+// callWord is what marker.Refs reads as a pointer: "call" and a space before
+// an id.
+var callWord = regexp.MustCompile(`\bcall [A-Za-z0-9_\-.:]`)
+
+// Text fits a path or command on a marker line: control characters
+// become spaces, a long one is cut with "…", and a "call X" in it is kept
+// from reading as a pointer (a no-break space after "call"): a marker line
+// names no call but the one it points at.
+func Text(s string, limit int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit-1]) + "…"
+	}
+	return callWord.ReplaceAllStringFunc(s, func(m string) string {
+		return "call\u00a0" + m[len("call "):]
+	})
 }

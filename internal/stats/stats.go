@@ -137,11 +137,25 @@ type Run struct {
 	t     *transcript.Transcript
 	old   map[*transcript.Result]string // the text each changed result had first
 	order []*transcript.Result
+	// inputs are the arguments each changed call had first (SetInput).
+	inputs map[*transcript.Call]string
+	calls  []*transcript.Call
 }
 
 // Start begins a filter's run over t.
 func Start(t *transcript.Transcript) *Run {
-	return &Run{t: t, old: map[*transcript.Result]string{}}
+	return &Run{t: t, old: map[*transcript.Result]string{}, inputs: map[*transcript.Call]string{}}
+}
+
+// SetInput replaces a call's arguments through the model (transcript's
+// SetInput), remembering the arguments it had. Such a change is not a
+// result changed, but its tokens count in the report.
+func (r *Run) SetInput(c *transcript.Call, input string) {
+	if _, ok := r.inputs[c]; !ok {
+		r.inputs[c] = c.Input
+		r.calls = append(r.calls, c)
+	}
+	r.t.SetInput(c, input)
 }
 
 // SetText replaces a result's text through the model (transcript's
@@ -172,16 +186,24 @@ func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 	}
 	diff := tokens.Sum(ctr, olds)
 	for _, res := range r.order {
-		diff -= tl.Results[res.Index] - imagesOf(res)
+		diff -= tl.Results[res.Index] - ImageTokens(res)
 	}
-	rep.Tokens.Before = rep.Tokens.After + diff
+	inputs := make([]string, len(r.calls))
+	for i, c := range r.calls {
+		inputs[i] = r.inputs[c]
+	}
+	inputDiff := tokens.Sum(ctr, inputs)
+	for _, c := range r.calls {
+		inputDiff -= tl.Calls[c.Index]
+	}
+	rep.Tokens.Before = rep.Tokens.After + diff + inputDiff
 	rep.ToolOutput.Before = rep.ToolOutput.After + diff
 	return rep
 }
 
-// imagesOf is the estimate of a result's images, which a filter does not
+// ImageTokens is the estimate of a result's images, which a filter does not
 // change.
-func imagesOf(res *transcript.Result) int {
+func ImageTokens(res *transcript.Result) int {
 	n := 0
 	for _, b := range res.Images {
 		n += imageCost(b)

@@ -68,6 +68,10 @@ type Options struct {
 	// Trigger: change nothing unless the whole history (message text, tool
 	// inputs and results, as ctx-count counts it) has more tokens than this.
 	Trigger int
+	// Budget: when the whole history has more tokens than this, replace
+	// old results, the cheapest loss first, until it fits (budget.go); the
+	// protected windows and MinSavings then play no part. 0: off.
+	Budget int
 	// ExcludeTools are tool names whose results are never summarized; they
 	// match in any case.
 	ExcludeTools []string
@@ -120,8 +124,8 @@ func New(opts Options) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "llm-max-input"}
-	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.ModelInput} {
+	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "budget", "llm-max-input"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.Budget, opts.ModelInput} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
@@ -159,6 +163,8 @@ type Report struct {
 	Changes   []Entry `json:"summaries"`
 	// Model is what a model did, when its answers were given (WithAnswers).
 	Model *ModelReport `json:"model,omitempty"`
+	// Budget is what a run to a budget did (Options.Budget).
+	Budget *BudgetReport `json:"budget,omitempty"`
 }
 
 // Kept counts the results left whole, by the first reason that applies.
@@ -175,6 +181,9 @@ type Kept struct {
 	// BelowMinimum would have been summarized, but all the summaries
 	// together saved less than MinSavings.
 	BelowMinimum int `json:"below_min_savings"`
+	// NotNeeded could have been replaced, but the history fit its budget
+	// without it.
+	NotNeeded int `json:"not_needed,omitempty"`
 }
 
 // Tool is the results of one tool and kind (a shell tool's calls have the
@@ -201,6 +210,9 @@ type Entry struct {
 	// Fallback says why a result a model was asked about has the rules'
 	// summary: "not shorter" than it, or why the model did not answer.
 	Fallback string `json:"fallback,omitempty"`
+	// Step is the step of a budget that replaced the result: "summary",
+	// "clear", "edit run", "latest read".
+	Step string `json:"step,omitempty"`
 }
 
 // Saved is the tokens the run saved.
@@ -224,6 +236,9 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).
 
 // Run is Apply with the detail of ctx-summarize's --json report.
 func (f *Filter) Run(t *transcript.Transcript) Report {
+	if f.opts.Budget > 0 {
+		return f.runBudget(t)
+	}
 	run := stats.Start(t)
 	rep, plans, before := f.decide(t)
 	for _, p := range plans {
