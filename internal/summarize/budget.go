@@ -29,6 +29,10 @@ import (
 // summary or clear drops a line that says what went wrong
 // (KeepsErrorLines).
 
+// Over reports whether a run to a budget could not bring the history within
+// it: it was over its trigger and the budget, and is still over the budget.
+func (b BudgetReport) Over() bool { return !b.Fits && !b.Waits }
+
 // BudgetReport is what a run to a budget did; its JSON form is part of
 // ctx-summarize's --json schema (docs/summarize.md).
 type BudgetReport struct {
@@ -38,6 +42,9 @@ type BudgetReport struct {
 	Before int  `json:"history_before"`
 	After  int  `json:"history_after"`
 	Fits   bool `json:"fits"`
+	// Waits says the history is not over Options.Trigger: nothing is done,
+	// fit or not.
+	Waits bool `json:"under_trigger,omitempty"`
 	// What each step replaced.
 	Summaries   int `json:"summaries"`
 	Clears      int `json:"clears"`
@@ -66,6 +73,8 @@ func (b BudgetReport) String() string {
 		did = append(did, textfmt.Plural(b.EditRuns, "edit run", "edit runs")+" ("+textfmt.Plural(b.Edits, "edit", "edits")+") compressed")
 	}
 	switch {
+	case b.Waits:
+		return s + ": not over --trigger, " + textfmt.Int(b.Before) + " tokens"
 	case b.Before <= b.Budget:
 		return s + ": fits already, " + textfmt.Int(b.Before) + " tokens"
 	case !b.Fits:
@@ -135,7 +144,8 @@ func (f *Filter) runBudget(t *transcript.Transcript) Report {
 		rep.TokensBefore += b.toks[i]
 	}
 	before := append([]int(nil), b.toks...)
-	if b.total > f.opts.Budget && (f.opts.Trigger == 0 || b.total > f.opts.Trigger) {
+	rep.Budget.Waits = f.opts.Trigger > 0 && b.total <= f.opts.Trigger
+	if b.total > f.opts.Budget && !rep.Budget.Waits {
 		b.ladder(tl)
 	}
 	rep.Budget.After = b.total
