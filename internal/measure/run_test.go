@@ -3,17 +3,21 @@ package measure
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
+// counter counts as the filters do by default (o200k_base).
 var counter = sync.OnceValue(func() tokens.Counter {
 	c, err := tokens.New(tokens.Default)
 	if err != nil {
@@ -22,13 +26,24 @@ var counter = sync.OnceValue(func() tokens.Counter {
 	return c
 })
 
-type pipeline struct {
-	dedupe    *dedupe.Options
-	truncate  *truncate.Options
-	summarize *summarize.Options
+// step is one filter of a pipeline, applied to a parsed transcript.
+type step func(*transcript.Transcript) stats.Report
+
+// pipeline runs steps one after the other, each on the output of the one
+// before, parsed again as a pipe would, and returns the output.
+func pipeline(t testing.TB, in []byte, steps ...step) []byte {
+	t.Helper()
+	out := in
+	for _, s := range steps {
+		tr := parse(t, out)
+		s(tr)
+		out = tr.Bytes()
+	}
+	return out
 }
 
 func parse(t testing.TB, in []byte) *transcript.Transcript {
+	t.Helper()
 	tr, err := transcript.Parse(in, transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -36,94 +51,94 @@ func parse(t testing.TB, in []byte) *transcript.Transcript {
 	return tr
 }
 
-func (p pipeline) run(t testing.TB, in []byte) Kept {
-	out := in
-	step := func(apply func(*transcript.Transcript)) {
-		tr := parse(t, out)
-		apply(tr)
-		out = tr.Bytes()
+// The three filters with their defaults, and ctx-summarize with a budget.
+func dedupeStep(t testing.TB, keep dedupe.Keep) step {
+	opts := dedupe.Defaults(counter())
+	opts.Keep = keep
+	f, err := dedupe.New(opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if p.dedupe != nil {
-		f, err := dedupe.New(*p.dedupe)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step(func(tr *transcript.Transcript) { f.Apply(tr) })
-	}
-	if p.truncate != nil {
-		f, err := truncate.New(*p.truncate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step(func(tr *transcript.Transcript) { f.Apply(tr) })
-	}
-	if p.summarize != nil {
-		f, err := summarize.New(*p.summarize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		step(func(tr *transcript.Transcript) { f.Apply(tr) })
-	}
-	return Compare(parse(t, in), parse(t, out), counter())
+	return f.Apply
 }
 
-func pct(a, b int) string {
+func truncateStep(t testing.TB) step {
+	f, err := truncate.New(truncate.Options{Rules: truncate.DefaultRules()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Apply
+}
+
+func summarizeStep(t testing.TB, set func(*summarize.Options)) step {
+	opts := summarize.Defaults(counter())
+	if set != nil {
+		set(&opts)
+	}
+	f, err := summarize.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Apply
+}
+
+// file is one input: its name and bytes.
+type file struct {
+	name string
+	data []byte
+}
+
+func read(t testing.TB, paths []string) []file {
+	var out []file
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, file{testutil.Name(p), data})
+	}
+	return out
+}
+
+// table writes a Markdown table, for the numbers in the docs.
+type table struct {
+	b strings.Builder
+}
+
+func (tb *table) row(cells ...string) {
+	tb.b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}
+
+func (tb *table) header(cells ...string) {
+	tb.row(cells...)
+	sep := make([]string, len(cells))
+	for i := range sep {
+		sep[i] = "---:"
+	}
+	sep[0] = "---"
+	tb.row(sep...)
+}
+
+// share is a/b as a percentage, "–" without a b.
+func share(a, b int) string {
 	if b == 0 {
-		return "-"
+		return "–"
 	}
 	return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(b))
 }
 
-func TestGrid(t *testing.T) {
-	if os.Getenv("CTX_GRID") == "" {
-		t.Skip()
+// saved is what went from before to after, in tokens and percent.
+func saved(c stats.Change) string {
+	if c.Before == 0 {
+		return "0"
 	}
-	files := testutil.CorpusFiles(t)
-	ctr := counter()
-	dd := dedupe.Defaults(ctr)
-	tr := truncate.Options{Rules: truncate.DefaultRules()}
-	for _, calls := range []int{0, 10, 20, 40} {
-		for _, toks := range []int{10000, 20000, 40000} {
-			for _, turns := range []int{0, 2} {
-				for _, ms := range []int{0, 2000, 20000} {
-					s := summarize.Defaults(ctr)
-					s.ProtectCalls, s.ProtectTokens, s.ProtectTurns, s.MinSavings = calls, toks, turns, ms
-					var all Kept
-					for _, f := range files {
-						in, _ := os.ReadFile(f)
-						all.Add(pipeline{dedupe: &dd, truncate: &tr, summarize: &s}.run(t, in))
-					}
-					fmt.Printf("calls %2d tokens %5d turns %d min %5d: tool output %d -> %d (%s saved) latest %s paths %s errors %s failed %s\n",
-						calls, toks, turns, ms, all.ToolOutput.Before, all.ToolOutput.After, pct(all.ToolOutput.Before-all.ToolOutput.After, all.ToolOutput.Before),
-						pct(all.LatestWhole, all.LatestReads), pct(all.PathsKept, all.Paths), pct(all.ErrorLinesKept, all.ErrorLines), pct(all.FailedWhole, all.Failed))
-				}
-			}
-		}
-	}
+	return textfmt.Int(c.Before-c.After) + " (" + fmt.Sprintf("%.1f%%", 100*float64(c.Before-c.After)/float64(c.Before)) + ")"
 }
 
-func TestGrid2(t *testing.T) {
-	if os.Getenv("CTX_GRID") == "" {
-		t.Skip()
+// kept is "k of n" for what a run kept, "–" when there was nothing.
+func kept(k, n int) string {
+	if n == 0 {
+		return "–"
 	}
-	files := testutil.CorpusFiles(t)
-	ctr := counter()
-	dd := dedupe.Defaults(ctr)
-	tr := truncate.Options{Rules: truncate.DefaultRules()}
-	s := summarize.Defaults(ctr)
-	s.ProtectCalls, s.ProtectTokens, s.ProtectTurns, s.MinSavings = 10, 20000, 0, 2000
-	for name, p := range map[string]pipeline{"dedupe": {dedupe: &dd}, "truncate": {truncate: &tr}, "summarize": {summarize: &s}, "all": {dedupe: &dd, truncate: &tr, summarize: &s}} {
-		var all Kept
-		for _, f := range files {
-			in, _ := os.ReadFile(f)
-			k := p.run(t, in)
-			all.Add(k)
-			if name == "all" {
-				fmt.Printf("  %-40s %7d -> %7d latest %d/%d paths %d/%d errors %d/%d\n", testutil.Name(f), k.ToolOutput.Before, k.ToolOutput.After, k.LatestWhole, k.LatestReads, k.PathsKept, k.Paths, k.ErrorLinesKept, k.ErrorLines)
-			}
-		}
-		fmt.Printf("%s: tool output %d -> %d (%s saved) latest %s paths %s errors %s failed %s\n", name,
-			all.ToolOutput.Before, all.ToolOutput.After, pct(all.ToolOutput.Before-all.ToolOutput.After, all.ToolOutput.Before),
-			pct(all.LatestWhole, all.LatestReads), pct(all.PathsKept, all.Paths), pct(all.ErrorLinesKept, all.ErrorLines), pct(all.FailedWhole, all.Failed))
-	}
+	return textfmt.Int(k) + " of " + textfmt.Int(n)
 }
