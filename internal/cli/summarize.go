@@ -8,6 +8,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -177,6 +178,7 @@ func runSummarize(e *Env) error {
 		ExcludeTools:         e.StringSlice("exclude-tools"),
 		KeepMirrors:          e.Bool("keep-mirrors"),
 		ModelInput:           e.Int("llm-max-input"),
+		Handle:               e.Handles(),
 	}
 	f, err := summarize.New(opts)
 	if err != nil {
@@ -209,7 +211,7 @@ func runSummarize(e *Env) error {
 		}
 	}
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
-	err = e.Filter(func(t *transcript.Transcript) (string, error) {
+	err = e.Filter(func(t *transcript.Transcript) (stats.Report, error) {
 		var r summarize.Report
 		if model != nil {
 			r = model.run(f, t)
@@ -224,7 +226,7 @@ func runSummarize(e *Env) error {
 			e.overBudget = true
 			e.note(e.InputName() + ": " + b.Why())
 		}
-		return r.Stats.String(), nil
+		return r.Stats, nil
 	})
 	if err != nil || !asJSON {
 		return err

@@ -138,6 +138,8 @@ var goldenCases = []struct {
 	{"ranges-keep-latest", "ranges.jsonl", func(o *Options) { o.Keep = KeepLatest }},
 	{"edits-keep-latest", "edits.jsonl", func(o *Options) { o.Keep = KeepLatest }},
 	{"codex-keep-latest", "codex.jsonl", func(o *Options) { o.Keep = KeepLatest }},
+	{"edits-archived", "edits.jsonl", func(o *Options) { o.Handle = invariant.Handles }},
+	{"alltools-archived", "alltools.jsonl", func(o *Options) { o.AllTools = true; o.Handle = invariant.Handles }},
 }
 
 // TestGolden runs the inputs of testdata/ and pins what became of every
@@ -169,12 +171,15 @@ func TestGolden(t *testing.T) {
 // result, whole ones by size and replaced ones in full with their mirrors.
 func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 	var b strings.Builder
-	keep := ""
+	opt := ""
 	if opts.Keep != "" {
-		keep = ", keep " + string(opts.Keep)
+		opt += ", keep " + string(opts.Keep)
+	}
+	if opts.Handle != nil {
+		opt += ", archived"
 	}
 	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v%s\n",
-		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors, keep)
+		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors, opt)
 	fmt.Fprintf(&b, "%s of %s; %s, %s, %s, %s\n", textfmt.Plural(rep.Reads, "read", "reads"), textfmt.Plural(rep.Files, "file", "files"),
 		textfmt.Plural(rep.Count(Pointer), "pointer", "pointers"), textfmt.Plural(rep.Count(Covered), "covered read", "covered reads"),
 		textfmt.Plural(rep.Count(Diff), "diff", "diffs"), textfmt.Plural(rep.Count(Repeat), "repeated call", "repeated calls"))
@@ -209,12 +214,18 @@ func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 // the invariants of every filter: every new ctx-dedupe marker points at a
 // call above (below, with KeepLatest) whose result is whole, unchanged, and
 // identical to the text the marker replaced, or shows the same lines, or
-// gives that text back with the diff that follows it; its mirrors carry its
-// marker line; failed results and the last KeepRecent results are
-// unchanged; the last read of every file and range is whole, or a pointer
-// to the same text.
+// gives that text back with the diff that follows it, and with an archive
+// cites the handle of the text it replaced; its mirrors carry its marker
+// line; failed results and the last KeepRecent results are unchanged; the
+// last read of every file and range is whole, or a pointer to the same
+// text.
 func check(t *testing.T, in, out []byte, opts Options) {
 	t.Helper()
+	if opts.Handle != nil {
+		if err := invariant.Cites(in, out, opts.Handle); err != nil {
+			t.Error(err)
+		}
+	}
 	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	latest := opts.Keep == KeepLatest
 	byID := map[string]*transcript.Result{}
@@ -330,7 +341,8 @@ func inputs(t *testing.T) []string {
 // invariant of docs/model.md holds, and every pointer and diff holds.
 func TestInvariants(t *testing.T) {
 	settings := map[string]func(*Options){
-		"default": nil,
+		"default":  nil,
+		"archived": func(o *Options) { o.Handle = invariant.Handles },
 	}
 	if !raceEnabled && !testing.Short() {
 		settings["all-tools, max-reads 2"] = func(o *Options) { o.AllTools = true; o.MaxReads = 2 }

@@ -109,6 +109,22 @@ type Report struct {
 	Measured   bool
 	Tokens     Change // the transcript's tokens, as ctx-count counts them
 	ToolOutput Change // the tool results' tokens
+	// Replaced is the results whose text the filter replaced, in the order
+	// it replaced them, each with the text it had before, then the results
+	// of the calls whose arguments alone it replaced: what an archive keeps
+	// so that the markers' handles give it back.
+	Replaced []Replaced
+}
+
+// Replaced is a result a filter replaced, and the text it had before; or
+// the result of a call whose arguments it replaced (SetInput), and the
+// arguments the call had.
+type Replaced struct {
+	Result *transcript.Result
+	Before string
+	// Input is the call's arguments before the filter replaced them; ""
+	// when it did not.
+	Input string
 }
 
 // Change is a number of tokens before and after a filter.
@@ -174,6 +190,16 @@ func (r *Run) SetText(res *transcript.Result, text string) {
 // after, which give the counts before the run.
 func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 	rep := Report{Results: len(r.t.Results), Changed: len(r.order), Detail: detail}
+	for _, res := range r.order {
+		rep.Replaced = append(rep.Replaced, Replaced{Result: res, Before: r.old[res], Input: r.inputs[res.Call]})
+	}
+	for _, c := range r.calls {
+		if res := c.Result; res != nil {
+			if _, ok := r.old[res]; !ok {
+				rep.Replaced = append(rep.Replaced, Replaced{Result: res, Before: res.Text(), Input: r.inputs[c]})
+			}
+		}
+	}
 	if ctr == nil {
 		return rep
 	}

@@ -118,7 +118,8 @@ type budget struct {
 	refs    map[string]bool
 	recent  int // results from this index on stay whole
 	loop    Loop
-	skipped []bool // never touched
+	skipped []bool                          // never touched
+	handle  func(*transcript.Result) string // the archive's handles, or nil
 }
 
 // batch is how many results are summarized at once: enough to keep every
@@ -202,7 +203,8 @@ func (b *budget) ladder(tl stats.Tally) {
 			old = append(old, i)
 		}
 	}
-	sum, clear := f.summarizer(t.Cwd), Clear{Cwd: t.Cwd, Counter: f.ctr}
+	b.handle = f.handles(t)
+	sum, clear := f.summarizer(t.Cwd, b.handle), Clear{Cwd: t.Cwd, Handle: b.handle, Counter: f.ctr}
 	if b.replaceAll(old, sum, stepSummary) || b.replaceAll(old, clear, stepClear) || b.editRuns(tl) ||
 		b.replaceAll(reads, sum, stepLatest) || b.replaceAll(reads, clear, stepLatest) {
 		return
@@ -320,21 +322,31 @@ func (b *budget) editRuns(tl stats.Tally) bool {
 func (b *budget) compress(file string, run []*transcript.Call) (results, stubs []string) {
 	shown := marker.Text(file, 160)
 	first, last := run[0].ID, run[len(run)-1].ID
-	var list strings.Builder
-	list.WriteString(marker.Line("summarize", "Edits to "+shown+": "+textfmt.Plural(len(run), "change", "changes")))
-	if len(run) > 1 {
-		list.WriteString(" between calls " + first + " and " + last)
+	handle := func(c *transcript.Call) string {
+		if b.handle == nil {
+			return ""
+		}
+		return b.handle(c.Result)
 	}
-	list.WriteString("; the text they changed is not shown here, only what each did.")
+	line := "Edits to " + shown + ": " + textfmt.Plural(len(run), "change", "changes")
+	if len(run) > 1 {
+		line += " between calls " + first + " and " + last
+	}
+	var list strings.Builder
+	list.WriteString(marker.Line("summarize", marker.Cite(line+"; the text they changed is not shown here, only what each did.", handle(run[0]))))
 	results, stubs = make([]string, len(run)), make([]string, len(run))
 	for k, c := range run {
-		list.WriteString("\n- " + c.ID + ": " + did(c))
+		item := did(c)
+		if h := handle(c); h != "" {
+			item = marker.CiteArguments(item+".", h)
+		}
+		list.WriteString("\n- " + c.ID + ": " + item)
 		// No "call ID" here: a pointer would keep the list whole, which is
 		// a marker itself.
-		note := marker.Line("summarize", "Change "+textfmt.Int(k+1)+" of "+textfmt.Int(len(run))+" to "+shown+
-			", listed with the first of them ("+first+"); the text it changed is not shown here.")
-		stubs[k], _ = tools.Stub(c.Input, note)
-		results[k] = note
+		note := "Change " + textfmt.Int(k+1) + " of " + textfmt.Int(len(run)) + " to " + shown +
+			", listed with the first of them (" + first + "); the text it changed is not shown here."
+		stubs[k], _ = tools.Stub(c.Input, marker.Line("summarize", marker.CiteArguments(note, handle(c))))
+		results[k] = marker.Line("summarize", marker.Cite(note, handle(c)))
 	}
 	results[0] = list.String()
 	return results, stubs

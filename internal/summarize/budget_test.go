@@ -33,12 +33,19 @@ func TestBudgetGuarantees(t *testing.T) {
 			t.Fatal(err)
 		}
 		total := stats.Count(transcripttest.Parse(t, in), ctr).Tokens()
-		for _, budget := range []int{30000, total / 2, 1} {
+		for _, budget := range []int{30000, total / 2, 1, -1} {
+			archived := budget < 0 // every step taken, the markers citing handles
+			if archived {
+				budget = 1
+			}
 			if budget <= 0 {
 				continue
 			}
-			t.Run(fmt.Sprintf("%s/%d", testutil.Name(path), budget), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d/archived=%v", testutil.Name(path), budget, archived), func(t *testing.T) {
 				opts := Options{Mode: ModeSummary, Budget: budget, KeepRecent: 3, Counter: ctr}
+				if archived {
+					opts.Handle = invariant.Handles
+				}
 				f, err := New(opts)
 				if err != nil {
 					t.Fatal(err)
@@ -54,6 +61,11 @@ func TestBudgetGuarantees(t *testing.T) {
 				})
 				// Check's last run is on the input: rep is the first run's.
 				checkBudget(t, in, out, opts, *rep.Budget)
+				if archived {
+					if err := invariant.Cites(in, out, opts.Handle); err != nil {
+						t.Error(err)
+					}
+				}
 				if rep.Budget.Fits && rep.Budget.Before > budget {
 					fits++
 				}

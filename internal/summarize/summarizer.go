@@ -28,6 +28,9 @@ type Summarizer interface {
 // or failure, exit codes, counts).
 type Rules struct {
 	Cwd string // the session's working directory: paths under it are shown relative to it
+	// Handle gives the archive's handle of a result, which its summary
+	// cites; nil when there is no archive.
+	Handle func(*transcript.Result) string
 }
 
 // kindSummary summarizes one kind of output: the facts of the marker line
@@ -44,7 +47,7 @@ func (s Rules) Summarize(c *transcript.Call, text string) (string, bool) {
 // summarize is Summarize, and also returns the output it read, with what
 // any summary of it must keep.
 func (s Rules) summarize(c *transcript.Call, text string) (string, output, bool) {
-	o := newOutput(c, text, s.Cwd)
+	o := newOutput(c, text, s.Cwd, handleOf(s.Handle, c))
 	whole := shortLines
 	if c.Kind == tools.Read {
 		whole = readWhole
@@ -129,7 +132,8 @@ func pick(c *transcript.Call, body string) kindSummary {
 // the output that say what went wrong, which are never cleared.
 type Clear struct {
 	Cwd     string
-	Counter tokens.Counter // for the tokens removed
+	Handle  func(*transcript.Result) string // as Rules.Handle
+	Counter tokens.Counter                  // for the tokens removed
 }
 
 // Summarize implements Summarizer.
@@ -137,7 +141,7 @@ func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
 	if c.Kind == tools.Edit || c.Kind == tools.Write || text == "" {
 		return "", false
 	}
-	o := newOutput(c, text, s.Cwd)
+	o := newOutput(c, text, s.Cwd, handleOf(s.Handle, c))
 	if KeepsErrorLines(c.Kind) {
 		o.keepErrors()
 	}
