@@ -3,13 +3,18 @@ package measure
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // TestDefaultsKeepWhatMatters runs the pipeline with every default over
@@ -51,7 +56,7 @@ func TestNumbers(t *testing.T) {
 	}
 	files := read(t, testutil.CorpusFiles(t))
 	fmt.Print("## The three filters with their defaults\n\n", defaultsTable(t, files))
-	fmt.Print("\n## ctx-summarize --budget 30k\n\n", budgetTable(t, files, 30000))
+	fmt.Print("\n## ctx-summarize --budget 30k, with an archive\n\n", budgetTable(t, files, 30000))
 	fmt.Print("\n## Protection: turns, or the recent work\n\n", protectionTable(t, files))
 	fmt.Print("\n## ctx-dedupe: the seed rule and --keep latest\n\n", dedupeTable(t, files))
 }
@@ -80,29 +85,54 @@ func tokensOf(t *testing.T, data []byte) string {
 	return textfmt.Int(stats.Count(parse(t, data), counter()).Tokens())
 }
 
-// budgetTable: ctx-summarize --budget alone on each session larger than
-// the budget.
+// budgetTable: ctx-summarize --budget, with an archive (its handles are
+// archive.Handle's), on each session larger than the budget: the size after, whether it fits, what the ladder took, what
+// the output kept, and how many of the results replaced and edits stubbed
+// cite the handle that gives them back.
 func budgetTable(t *testing.T, files []file, budget int) string {
 	var tb table
-	tb.header("session", "tokens", "after", "fits", "summaries", "clears", "edits compressed", "latest reads", "error lines kept", "failed results whole")
+	tb.header("session", "tokens", "after", "fits", "summaries", "clears", "edits compressed", "latest reads", "error lines kept", "failed results whole", "handles cited")
 	for _, f := range files {
-		tr := parse(t, f.data)
-		if stats.Count(tr, counter()).Tokens() <= budget {
+		if stats.Count(parse(t, f.data), counter()).Tokens() <= budget {
 			continue
 		}
-		opts := summarize.Options{Mode: summarize.ModeSummary, Budget: budget, KeepRecent: 3, Counter: counter()}
+		opts := summarize.Options{Mode: summarize.ModeSummary, Budget: budget, KeepRecent: 3, Counter: counter(),
+			Handle: func(t *transcript.Transcript, r *transcript.Result) string { return archive.Handle(t, r) }}
 		s, err := summarize.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := s.Run(tr).Budget
-		k := Compare(parse(t, f.data), parse(t, tr.Bytes()), counter())
+		var rep *summarize.BudgetReport
+		out := pipeline(t, f.data, func(tr *transcript.Transcript) stats.Report {
+			r := s.Run(tr)
+			rep = r.Budget
+			return r.Stats
+		})
+		before, after := parse(t, f.data), parse(t, out)
+		k := Compare(before, after, counter())
+		replaced, cited := 0, 0
+		for i, r := range after.Results {
+			if r.Text() != before.Results[i].Text() {
+				replaced++
+				if invariant.Cited(r.Text()) != "" || truncate.Cited(r.Text()) != "" {
+					cited++
+				}
+			}
+		}
+		for i, c := range after.Calls {
+			if c.Input != before.Calls[i].Input {
+				replaced++
+				if strings.Contains(c.Input, "its arguments: ctx-recall --json ") {
+					cited++
+				}
+			}
+		}
 		fits := "yes"
 		if !rep.Fits {
 			fits = fmt.Sprintf("no: %s of messages and tool inputs", textfmt.Int(rep.Messages))
 		}
-		tb.row(f.name, textfmt.Int(rep.Before), textfmt.Int(rep.After), fits, textfmt.Int(rep.Summaries), textfmt.Int(rep.Clears),
-			textfmt.Int(rep.Edits), textfmt.Int(rep.LatestReads), kept(k.ErrorLinesKept, k.ErrorLines), kept(k.FailedWhole, k.Failed))
+		tb.row(f.name, textfmt.Int(k.Tokens.Before), textfmt.Int(k.Tokens.After), fits, textfmt.Int(rep.Summaries), textfmt.Int(rep.Clears),
+			textfmt.Int(rep.Edits), textfmt.Int(rep.LatestReads), kept(k.ErrorLinesKept, k.ErrorLines), kept(k.FailedWhole, k.Failed), kept(cited, replaced))
 	}
 	return tb.b.String()
 }
