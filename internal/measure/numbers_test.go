@@ -57,6 +57,8 @@ func TestNumbers(t *testing.T) {
 	files := read(t, testutil.CorpusFiles(t))
 	fmt.Print("## The three filters with their defaults\n\n", defaultsTable(t, files))
 	fmt.Print("\n## ctx-summarize --budget 30k, with an archive\n\n", budgetTable(t, files, 30000))
+	fmt.Print("\n## ctx-summarize alone\n\n", summarizeTable(t, files))
+	fmt.Print("\n## The knobs, one at a time\n\n", knobsTable(t, files))
 	fmt.Print("\n## Protection: turns, or the recent work\n\n", protectionTable(t, files))
 	fmt.Print("\n## ctx-dedupe: the seed rule and --keep latest\n\n", dedupeTable(t, files))
 }
@@ -133,6 +135,55 @@ func budgetTable(t *testing.T, files []file, budget int) string {
 		}
 		tb.row(f.name, textfmt.Int(k.Tokens.Before), textfmt.Int(k.Tokens.After), fits, textfmt.Int(rep.Summaries), textfmt.Int(rep.Clears),
 			textfmt.Int(rep.Edits), textfmt.Int(rep.LatestReads), kept(k.ErrorLinesKept, k.ErrorLines), kept(k.FailedWhole, k.Failed), kept(cited, replaced))
+	}
+	return tb.b.String()
+}
+
+// summarizeTable: ctx-summarize alone, with its defaults and lowered
+// (--protect-calls 3 --min-savings 0).
+func summarizeTable(t *testing.T, files []file) string {
+	var tb table
+	tb.header("session", "tokens", "defaults: after", "saved", "lowered: after", "saved")
+	for _, f := range files {
+		cells := []string{f.name, tokensOf(t, f.data)}
+		for _, set := range []func(*summarize.Options){nil, func(o *summarize.Options) { o.ProtectCalls, o.MinSavings = 3, 0 }} {
+			out := pipeline(t, f.data, summarizeStep(t, set))
+			k := Compare(parse(t, f.data), parse(t, out), counter())
+			cells = append(cells, textfmt.Int(k.Tokens.After), saved(k.Tokens))
+		}
+		tb.row(cells...)
+	}
+	return tb.b.String()
+}
+
+// knobsTable: the pipeline over the whole corpus with ctx-summarize's
+// defaults, and with one setting changed at a time.
+func knobsTable(t *testing.T, files []file) string {
+	var tb table
+	tb.header("ctx-summarize", "tool output saved", "latest reads whole", "paths kept", "error lines kept")
+	for _, k := range []struct {
+		name string
+		set  func(*summarize.Options)
+	}{
+		{"the defaults", nil},
+		{"OpenCode's windows: `--protect-turns 2 --protect-calls 0 --min-savings 20000`", func(o *summarize.Options) {
+			o.ProtectTurns, o.ProtectCalls, o.MinSavings = 2, 0, 20000
+		}},
+		{"lowered: `--protect-tokens 10000 --protect-calls 0 --min-savings 0 --summarize-latest-reads`", func(o *summarize.Options) {
+			o.ProtectTokens, o.ProtectCalls, o.MinSavings, o.SummarizeLatestReads = 10000, 0, 0, true
+		}},
+		{"`--summarize-latest-reads`", func(o *summarize.Options) { o.SummarizeLatestReads = true }},
+		{"`--protect-calls 10`", func(o *summarize.Options) { o.ProtectCalls = 10 }},
+		{"`--protect-calls 40`", func(o *summarize.Options) { o.ProtectCalls = 40 }},
+		{"`--protect-turns 2`", func(o *summarize.Options) { o.ProtectTurns = 2 }},
+		{"`--min-savings 10000`", func(o *summarize.Options) { o.MinSavings = 10000 }},
+	} {
+		var all Kept
+		for _, f := range files {
+			out := pipeline(t, f.data, dedupeStep(t, dedupe.KeepSeed), truncateStep(t), summarizeStep(t, k.set))
+			all.Add(Compare(parse(t, f.data), parse(t, out), counter()))
+		}
+		tb.row(k.name, saved(all.ToolOutput), share(all.LatestWhole, all.LatestReads), share(all.PathsKept, all.Paths), share(all.ErrorLinesKept, all.ErrorLines))
 	}
 	return tb.b.String()
 }
