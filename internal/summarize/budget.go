@@ -119,6 +119,7 @@ type budget struct {
 	recent  int // results from this index on stay whole
 	loop    Loop
 	skipped []bool                          // never touched
+	orig    []int                           // every result's text tokens as it came
 	handle  func(*transcript.Result) string // the archive's handles, or nil
 }
 
@@ -204,7 +205,8 @@ func (b *budget) ladder(tl stats.Tally) {
 		}
 	}
 	b.handle = f.handles(t)
-	sum, clear := f.summarizer(t.Cwd, b.handle), Clear{Cwd: t.Cwd, Handle: b.handle, Counter: f.ctr}
+	b.orig = append([]int(nil), b.toks...)
+	sum, clear := f.summarizer(t.Cwd, b.handle), budgetClear{Clear{Cwd: t.Cwd, Handle: b.handle, Counter: f.ctr}, b.orig}
 	if b.replaceAll(old, sum, stepSummary) || b.replaceAll(old, clear, stepClear) || b.editRuns(tl) ||
 		b.replaceAll(reads, sum, stepLatest) || b.replaceAll(reads, clear, stepLatest) {
 		return
@@ -216,6 +218,21 @@ func (b *budget) ladder(tl stats.Tally) {
 			b.rep.Kept += n
 		}
 	}
+}
+
+// budgetClear is Clear for a budget, which knows every result's tokens as
+// it came (by its index): they need no counting again.
+type budgetClear struct {
+	Clear
+	toks []int
+}
+
+// Summarize implements Summarizer.
+func (s budgetClear) Summarize(c *transcript.Call, text string) (string, bool) {
+	if c.Kind == tools.Edit || c.Kind == tools.Write || text == "" || c.Result == nil {
+		return "", false
+	}
+	return s.clear(c, text, s.toks[c.Result.Index]), true
 }
 
 // replaceAll makes what s makes of the results at idx, oldest first, and

@@ -141,12 +141,17 @@ func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
 	if c.Kind == tools.Edit || c.Kind == tools.Write || text == "" {
 		return "", false
 	}
+	return s.clear(c, text, s.Counter.Count(text)), true
+}
+
+// clear is the clear of text, which has n tokens.
+func (s Clear) clear(c *transcript.Call, text string, n int) string {
 	o := newOutput(c, text, s.Cwd, handleOf(s.Handle, c))
 	if KeepsErrorLines(c.Kind) {
 		o.keepErrors()
 	}
-	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
-	return o.kept(o.line([]string{o.status(), removed}, ""), false), true
+	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(n, "token", "tokens") + ", not shown here"
+	return o.kept(o.line([]string{o.status(), removed}, ""), false)
 }
 
 // The summaries of each kind.
