@@ -42,9 +42,15 @@ func Paths(text string) []string {
 }
 
 // isPathChar reports whether a byte can be part of a path word.
-func isPathChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.@+~-/", c) >= 0
-}
+func isPathChar(c byte) bool { return pathChars[c] }
+
+// pathChars are the bytes of a path word: letters, digits, _.@+~-/.
+var pathChars = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.@+~-/", byte(c)) >= 0
+	}
+	return t
+}()
 
 func isWordChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'

@@ -32,6 +32,10 @@ type output struct {
 // appended.
 type musts struct {
 	facts, errors, paths []string
+	// lines are the output's error lines (outcome.ErrorLines), found once
+	// for every part of a summary that asks (errorLines).
+	lines     []outcome.Line
+	linesRead bool
 	morePaths            int  // the paths named beyond paths, counted only
 	generic              bool // paths are those the output names (outcome.Paths), not the kind's own
 }
@@ -116,10 +120,18 @@ func (o output) line(facts []string, detail string) string {
 	return marker.Line("summarize", text) + detail
 }
 
+// errorLines are the lines of the output that say what went wrong.
+func (o output) errorLines() []outcome.Line {
+	if !o.must.linesRead {
+		o.must.lines, o.must.linesRead = outcome.ErrorLines(o.body), true
+	}
+	return o.must.lines
+}
+
 // keepErrors makes every line of the output that says what went wrong a
 // line any summary of it must keep.
 func (o output) keepErrors() {
-	for _, l := range outcome.ErrorLines(o.body) {
+	for _, l := range o.errorLines() {
 		o.must.errors = append(o.must.errors, l.Text)
 	}
 }

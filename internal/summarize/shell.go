@@ -13,7 +13,7 @@ const shellTail = 3 // last lines kept of a command's output
 func shell(o output) ([]string, string, bool) {
 	total := countLines(o.body)
 	var errs []piece
-	for _, l := range outcome.ErrorLines(o.body) {
+	for _, l := range o.errorLines() {
 		errs = append(errs, piece{l.N - 1, l.Text})
 	}
 	last := tail(o.body, shellTail, total)
