@@ -436,12 +436,7 @@ func TestRules(t *testing.T) {
 	other := strings.Repeat("a different file altogether, all of it new\n", 20)
 	read := func(path, out string) string { return `read_file {"path":"` + path + `"} => ` + out }
 	cat := func(path, out string) string { return `bash {"command":"cat ` + path + `"} => ` + out }
-	cases := []struct {
-		name    string
-		entries []string
-		opts    func(*Options)
-		want    string
-	}{
+	cases := []fateCase{
 		{"one read", []string{read("a", big)}, nil, "="},
 		{"an identical re-read points up", []string{read("a", big), read("a", big)}, nil, "= p1"},
 		{"three: both point at the first", []string{read("a", big), read("a", big), read("a", big)}, nil, "= p1 p1"},
@@ -461,17 +456,7 @@ func TestRules(t *testing.T) {
 		{"edits are never repeats", []string{`write_file {"path":"a","content":"x"} => ` + other, `write_file {"path":"a","content":"x"} => ` + other}, func(o *Options) { o.AllTools = true }, "= ="},
 		{"reads are not repeats", []string{read("a", big), read("a", big)}, func(o *Options) { o.AllTools = true }, "= p1"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			opts := defaults(t)
-			if c.opts != nil {
-				c.opts(&opts)
-			}
-			if got := fates(t, session(c.entries...), opts); got != c.want {
-				t.Errorf("got %s, want %s", got, c.want)
-			}
-		})
-	}
+	runFates(t, cases)
 }
 
 // TestCoveredReads: a read whose lines a whole read of the file showed,
@@ -486,12 +471,7 @@ func TestCoveredReads(t *testing.T) {
 	sh := func(cmd, out string) string { return `bash {"command":"` + cmd + `"} => ` + out }
 	whole := sh("cat a.py", span(1, 60))
 	edited := strings.Replace(span(1, 60), "line 15 of", "line fifteen of", 1)
-	cases := []struct {
-		name    string
-		entries []string
-		opts    func(*Options)
-		want    string
-	}{
+	cases := []fateCase{
 		{"sed -n in a whole cat", []string{whole, sh("sed -n '10,20p' a.py", span(10, 20))}, nil, "= c1"},
 		{"head in a whole cat", []string{whole, sh("head -30 a.py", span(1, 30))}, nil, "= c1"},
 		{"tail in a whole cat", []string{whole, sh("tail -n 25 a.py", span(36, 60))}, nil, "= c1"},
@@ -510,6 +490,20 @@ func TestCoveredReads(t *testing.T) {
 		{"keep latest: repeated calls point down", []string{sh("git log", span(1, 40)), sh("git log", span(1, 40)), sh("git log", span(1, 40))}, func(o *Options) { o.Keep = KeepLatest; o.AllTools = true }, "r3 r3 ="},
 		{"keep latest: keep-recent", []string{whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest; o.KeepRecent = 2 }, "p2 = ="},
 	}
+	runFates(t, cases)
+}
+
+// fateCase is a session of entries (see session), the options to run it
+// with, and the fates of its results (see fates).
+type fateCase struct {
+	name    string
+	entries []string
+	opts    func(*Options)
+	want    string
+}
+
+// runFates runs each case with the defaults and its options.
+func runFates(t *testing.T, cases []fateCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			opts := defaults(t)

@@ -98,12 +98,10 @@ func budgetTable(t *testing.T, files []file, budget int) string {
 		if stats.Count(parse(t, f.data), counter()).Tokens() <= budget {
 			continue
 		}
-		opts := summarize.Options{Mode: summarize.ModeSummary, Budget: budget, KeepRecent: 3, Counter: counter(),
-			Handle: func(t *transcript.Transcript, r *transcript.Result) string { return archive.Handle(t, r) }}
-		s, err := summarize.New(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := summarizer(t, func(o *summarize.Options) {
+			*o = summarize.Options{Mode: summarize.ModeSummary, Budget: budget, KeepRecent: 3, Counter: counter(),
+				Handle: func(t *transcript.Transcript, r *transcript.Result) string { return archive.Handle(t, r) }}
+		})
 		var rep *summarize.BudgetReport
 		out := pipeline(t, f.data, func(tr *transcript.Transcript) stats.Report {
 			r := s.Run(tr)
@@ -210,16 +208,8 @@ func protectionTable(t *testing.T, files []file) string {
 			func(o *summarize.Options) { o.ProtectTurns, o.ProtectCalls, o.MinSavings = 2, 0, 20000 },
 			nil,
 		} {
-			opts := summarize.Defaults(counter())
-			if set != nil {
-				set(&opts)
-			}
-			s, err := summarize.New(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
 			x := parse(t, f.data)
-			rep := s.Run(x)
+			rep := summarizer(t, set).Run(x)
 			out := Compare(parse(t, f.data), parse(t, x.Bytes()), counter())
 			cells = append(cells, textfmt.Int(rep.Kept.Protected), saved(out.ToolOutput))
 		}

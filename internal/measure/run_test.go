@@ -14,6 +14,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
@@ -43,12 +44,7 @@ func pipeline(t testing.TB, in []byte, steps ...step) []byte {
 }
 
 func parse(t testing.TB, in []byte) *transcript.Transcript {
-	t.Helper()
-	tr, err := transcript.Parse(in, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
+	return transcripttest.Parse(t, in)
 }
 
 // The three filters with their defaults, and ctx-summarize with a budget.
@@ -71,6 +67,11 @@ func truncateStep(t testing.TB) step {
 }
 
 func summarizeStep(t testing.TB, set func(*summarize.Options)) step {
+	return summarizer(t, set).Apply
+}
+
+// summarizer is ctx-summarize with its defaults, changed by set.
+func summarizer(t testing.TB, set func(*summarize.Options)) *summarize.Filter {
 	opts := summarize.Defaults(counter())
 	if set != nil {
 		set(&opts)
@@ -79,7 +80,7 @@ func summarizeStep(t testing.TB, set func(*summarize.Options)) step {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.Apply
+	return f
 }
 
 // file is one input: its name and bytes.
