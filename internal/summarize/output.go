@@ -36,8 +36,8 @@ type musts struct {
 	// for every part of a summary that asks (errorLines).
 	lines     []outcome.Line
 	linesRead bool
-	morePaths            int  // the paths named beyond paths, counted only
-	generic              bool // paths are those the output names (outcome.Paths), not the kind's own
+	morePaths int  // the paths named beyond paths, counted only
+	generic   bool // paths are those the output names (outcome.Paths), not the kind's own
 }
 
 func newOutput(c *transcript.Call, text, cwd, handle string) output {
