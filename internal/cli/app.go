@@ -25,6 +25,9 @@ const (
 	ExitOK      = 0 // success
 	ExitFailure = 1 // bad input, or the work failed
 	ExitUsage   = 2 // bad flags or arguments
+	// ExitOverBudget: ctx-summarize --budget wrote the smallest history its
+	// rules reach, which is still over the budget.
+	ExitOverBudget = 3
 )
 
 // Version is the toolkit's version when a build sets it, as a packager
@@ -54,6 +57,9 @@ type Command struct {
 	Description string // what --help teaches: examples, what is counted...
 	Flags       []ucli.Flag
 	Run         func(e *Env) error
+	// MoreExitCodes are the command's own exit codes, after the ones every
+	// command shares, as lines of --help.
+	MoreExitCodes string
 	// Subcommands, for a binary that has them (ctx-playbook learn, render…):
 	// each is a Command of its own, with the same conventions; Run then
 	// runs when none is named.
@@ -67,6 +73,7 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	failed         bool   // an input failed (fail): the run exits 1
+	overBudget     bool   // a history did not fit ctx-summarize's --budget: the run exits 3
 	input          Source // the input Each is working on
 }
 
@@ -132,7 +139,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesHelp,
+		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesHelp + cmd.MoreExitCodes,
 		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,
@@ -156,8 +163,11 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	err := app.Run(reorderAll(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd))
 	if err == nil || isBrokenPipe(err) {
-		if env.failed {
+		switch {
+		case env.failed:
 			return ExitFailure
+		case env.overBudget:
+			return ExitOverBudget
 		}
 		return ExitOK
 	}
@@ -197,7 +207,7 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 		Usage:       sub.Usage,
 		ArgsUsage:   sub.ArgsUsage,
 		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
-		Description: sub.Description + files + exitCodesHelp,
+		Description: sub.Description + files + exitCodesHelp + sub.MoreExitCodes,
 		Flags:       sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return &exitError{code: ExitUsage, err: err}
