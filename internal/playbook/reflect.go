@@ -349,7 +349,7 @@ func hitInRange(b *act, file string, r tools.Range) bool {
 		case name != "" && name != file && !strings.HasSuffix(name, "/"+file) && !strings.HasSuffix(file, "/"+strings.TrimPrefix(name, "./")):
 			continue
 		}
-		if n >= max(r.Start, 1) && (r.End == 0 || n <= r.End) {
+		if r.Contains(tools.Range{Start: n, End: n}) {
 			return true
 		}
 	}
