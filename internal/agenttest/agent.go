@@ -108,6 +108,8 @@ type Session struct {
 	// Hooks is the agent's hook configuration, written where the agent reads
 	// it: Claude Code's settings.json, Codex's hooks.json. Empty for none.
 	Hooks []byte
+	// Dir is the working directory; a temporary one when empty.
+	Dir string
 	// Files are written into the working directory before the run.
 	Files map[string]string
 	// Env is added to the agent's environment (PATH=... puts the ctx-*
@@ -120,7 +122,10 @@ type Session struct {
 // printed. A run that fails fails the test.
 func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 	t.Helper()
-	r := &Run{Home: t.TempDir(), Dir: t.TempDir()}
+	r := &Run{Home: t.TempDir(), Dir: s.Dir}
+	if r.Dir == "" {
+		r.Dir = t.TempDir()
+	}
 	for name, content := range s.Files {
 		path := filepath.Join(r.Dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

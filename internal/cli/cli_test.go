@@ -24,6 +24,7 @@ var commands = map[string]Command{
 	"ctx-dedupe":    Dedupe,
 	"ctx-summarize": Summarize,
 	"ctx-truncate":  Truncate,
+	"ctx-loops":     Loops,
 }
 
 func TestMain(m *testing.M) {

@@ -111,6 +111,7 @@ var (
 	reportBins = map[string][]string{
 		"ctx-count":     {"--json"},
 		"ctx-changelog": {"--json"},
+		"ctx-loops":     {"--json"},
 	}
 )
 

@@ -7,9 +7,17 @@ import (
 // errorBody is a failed call's output without what the agent wraps around
 // it and what changes from run to run of the same command: Claude Code's
 // "Exit code N" first line, Codex's header (Chunk ID, Wall time, Process
-// exited with code, Original token count, Output:). Two runs of a command
-// that failed the same way give the same body.
+// exited with code, Original token count, Output:), mini-swe-agent's
+// <returncode> and <output> tags. Two runs of a command that failed the
+// same way give the same body.
 func errorBody(text string) string {
+	if rest, ok := strings.CutPrefix(text, "<returncode>"); ok {
+		if _, out, ok := strings.Cut(rest, "</returncode>"); ok {
+			out = strings.TrimSpace(out)
+			out = strings.TrimPrefix(out, "<output>")
+			return strings.TrimSpace(strings.TrimSuffix(out, "</output>"))
+		}
+	}
 	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "Exit code ") {
 		text = rest
 	}

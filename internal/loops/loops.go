@@ -114,7 +114,19 @@ const shellKey = "shell\x00"
 // a call about to be made.
 func CallKey(table *tools.Table, name, input string) (key string, args tools.Args, kind tools.Kind) {
 	kind, args = table.Classify(name, parseInput(input))
-	return key2(name, input, args), args, kind
+	return keyOf(name, input, args), args, kind
+}
+
+// What names a call for people and models: a shell call's command, else
+// what the call is about (a path, a pattern), else its arguments.
+func What(name, input string, args tools.Args, cwd string) string {
+	switch {
+	case args.Command != "":
+		return args.Command
+	case args.Target(cwd) != "":
+		return args.Target(cwd)
+	}
+	return textfmt.Clip(tools.Canonical(input, false), 120)
 }
 
 // parseInput reads arguments for Classify; arguments that are not JSON
@@ -126,7 +138,7 @@ func parseInput(input string) gjson.Result {
 	return gjson.Result{}
 }
 
-func key2(name, input string, args tools.Args) string {
+func keyOf(name, input string, args tools.Args) string {
 	if args.Command != "" {
 		return shellKey + tools.CanonicalCommand(args.Command)
 	}
@@ -149,10 +161,7 @@ func Steps(t *transcript.Transcript, cwd string) []Step {
 // NewStep is the step of a call that has a result.
 func NewStep(c *transcript.Call, cwd string) Step {
 	r := c.Result
-	s := Step{CallID: c.ID, Tool: c.Name, Key: key2(c.Name, c.Input, c.Args), What: c.Args.Target(cwd), Pos: c.Message.Pos}
-	if s.What == "" {
-		s.What = textfmt.Clip(tools.Canonical(c.Input, false), 120)
-	}
+	s := Step{CallID: c.ID, Tool: c.Name, Key: keyOf(c.Name, c.Input, c.Args), What: What(c.Name, c.Input, c.Args, cwd), Pos: c.Message.Pos}
 	if !r.Failed() {
 		s.Progress = c.Kind == tools.Edit || c.Kind == tools.Write
 		return s
@@ -187,9 +196,9 @@ func (l Loop) Verdict() string {
 	n := textfmt.Int(len(l.Steps))
 	switch l.Kind {
 	case Repeat:
-		return "the same " + l.Tool + " call failed " + n + " times with the same arguments and nothing changed in between: retrying it unchanged will not help"
+		return "the same " + l.Tool + " call failed " + n + " times with the same arguments and no successful edit or write in between: retrying it unchanged will not help"
 	case SameError:
-		return n + " " + l.Tool + " calls with different arguments failed with the same error: the cause is not in the arguments that changed"
+		return n + " " + l.Tool + " calls with different arguments failed with the same error and no successful edit or write in between: the cause is not in the arguments that changed"
 	}
 	return "a cycle of " + textfmt.Int(l.Period) + " calls (" + l.Tool + ") came round " + textfmt.Int(l.Rounds) + " times with the same failures: the agent is going in circles"
 }
@@ -269,7 +278,8 @@ func (d *Detector) sameErrors(steps []Step) []Loop {
 	}
 	for i, s := range steps {
 		switch {
-		case s.Failed:
+		case s.Failed && s.Error != "":
+			// Empty output (grep finding nothing) is not an error text.
 			g := group{s.family(), s.ErrorHash}
 			if groups[g] == nil {
 				order = append(order, g)

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/hook"
+	"github.com/ctxkit/ctxkit/internal/loops"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Loops is ctx-loops.
+var Loops = Command{
+	Name:      "ctx-loops",
+	Usage:     "find an agent's error loops; as a hook, deny the call that would repeat one",
+	ArgsUsage: "[FILE ...]",
+	Description: `Reads transcripts (Claude Code JSONL, Codex rollouts, OpenAI or Anthropic messages; the
+format is detected) from the FILEs or stdin and reports the loops an agent got stuck in:
+
+   repeat      the same tool with the same arguments (keys sorted, a command's spaces
+               normalized) failing --min times, with no successful edit or write, and no
+               success of that call, in between;
+   same-error  --min calls of one tool with different arguments failing with the same error
+               text, with no successful edit or write in between;
+   cycle       a period of 2 to 4 calls, not all the same, coming round --cycles times in a
+               row with the same calls failing each time (A,B,A,B).
+
+Each loop: its calls, where the first and the last are, the error and a one-line verdict;
+--json prints the report in a documented schema (docs/loops.md).
+
+--banner makes ctx-loops a filter: every failed result gets a short header that makes the
+failure stand out in the history, and the output as it was below it:
+   [ctx-loops] Bash failed (exit code 1).
+   Error: cat: missing.txt: No such file or directory
+   Do not repeat this call unchanged: change the command, its input or the code first, or try another way.
+   --- the output as it was ---
+
+--hook claude-code|codex makes it a PreToolUse hook: it reads the hook's JSON on stdin, reads
+the session's transcript (transcript_path), and when the call about to be made would make or
+repeat a loop (its last identical call failed, and counting it as failing again gives a loop)
+it denies the call with a reason the model can act on. Otherwise it prints nothing. A hook
+never breaks the agent: whatever goes wrong lets the call go on, with one line on stderr and
+exit status 0. It keeps what it read of each session in a small file under $CTX_STATE_DIR
+(default: ctxkit/hooks in the user's cache directory), so a long session is not read again
+on every call. See docs/hooks.md.
+
+EXAMPLES:
+   ctx-loops session.jsonl
+   ctx-loops --json ~/.claude/projects/*/*.jsonl
+   ctx-dedupe < s.jsonl | ctx-truncate | ctx-loops --banner > for-the-model.jsonl
+   ctx-loops --hook claude-code      (in .claude/settings.json, see examples/hooks)`,
+	Flags: []ucli.Flag{
+		&ucli.IntFlag{Name: "min", Value: loops.DefaultMin, EnvVars: []string{"CTX_MIN"},
+			Usage: "`N` failures of one call, or with one error, make a loop"},
+		&ucli.IntFlag{Name: "cycles", Value: loops.DefaultCycles, EnvVars: []string{"CTX_CYCLES"},
+			Usage: "a period of calls coming round `N` times makes a cycle"},
+		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print the report as JSON (schema in docs/loops.md)"},
+		&ucli.BoolFlag{Name: "banner", EnvVars: []string{"CTX_BANNER"},
+			Usage: "write the transcript back with a header above every failed result, instead of the report"},
+		HookFlag,
+		StatsFlag, InPlaceFlag, OutDirFlag, FormatFlag, ToolKindFlag,
+	},
+	Run: runLoops,
+}
+
+func runLoops(e *Env) error {
+	d, err := loops.New(loops.Options{Min: e.Int("min"), Cycles: e.Int("cycles")})
+	if err != nil {
+		return Usagef("--%v", err)
+	}
+	switch {
+	case e.IsSet(HookFlag.Name):
+		return e.Hook(loopsHook(e, d))
+	case e.Bool("banner"):
+		return e.Filter(func(t *transcript.Transcript) (string, error) {
+			r := loops.ApplyBanner(t)
+			return fmt.Sprintf("%s of %s failed results given a banner", textfmt.Int(r.Changed), textfmt.Int(r.Failed)), nil
+		})
+	}
+	for _, name := range []string{StatsFlag.Name, InPlaceFlag.Name, OutDirFlag.Name} {
+		if e.IsSet(name) {
+			return Usagef("--%s goes with --banner, which writes the transcript back", name)
+		}
+	}
+	inputs, err := e.Inputs()
+	if err != nil {
+		return err
+	}
+	s := loops.Summary{Version: loops.SchemaVersion, Min: e.Int("min"), Cycles: e.Int("cycles")}
+	for _, in := range inputs {
+		t, err := e.Load(in)
+		if err != nil {
+			return err
+		}
+		r := d.Analyze(t)
+		r.File = in.Display()
+		s.Files = append(s.Files, r)
+	}
+	var out bytes.Buffer
+	if e.Bool("json") {
+		enc := json.NewEncoder(&out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+	} else if err := s.WriteText(&out); err != nil {
+		return err
+	}
+	_, err = e.Stdout.Write(out.Bytes())
+	return err
+}
+
+// loopsHook answers PreToolUse: deny the call that would make or repeat a
+// loop; every other event and call goes on.
+func loopsHook(e *Env, d *loops.Detector) Handler {
+	return func(agent hook.Agent, p hook.Payload) (hook.Answer, error) {
+		if p.Event != hook.PreToolUse {
+			return nil, nil
+		}
+		switch {
+		case p.TranscriptPath == "":
+			return nil, errors.New("the payload has no transcript_path")
+		case p.ToolName == "":
+			return nil, errors.New("the payload has no tool_name")
+		}
+		table, err := e.Tools()
+		if err != nil {
+			return nil, err
+		}
+		steps, err := sessionSteps(p.TranscriptPath, agentFormat(agent), table, d)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil // a session whose transcript is not written yet
+		}
+		if err != nil {
+			return nil, err
+		}
+		key, args, _ := loops.CallKey(table, p.ToolName, p.ToolInput)
+		next := loops.Step{CallID: p.ToolUseID, Tool: p.ToolName, Key: key, What: loops.What(p.ToolName, p.ToolInput, args, p.Cwd)}
+		l, found := d.Check(steps, next)
+		if !found {
+			return nil, nil
+		}
+		return hook.Deny(denyReason(l, next)), nil
+	}
+}
+
+// agentFormat is the transcript format an agent writes.
+func agentFormat(a hook.Agent) transcript.Format {
+	if a == hook.Codex {
+		return transcript.Codex
+	}
+	return transcript.ClaudeCode
+}
+
+// denyReason tells the model what failed, how often, and what to do
+// instead. The loop holds the call about to be made as its last step.
+func denyReason(l loops.Loop, next loops.Step) string {
+	before := textfmt.Int(len(l.Steps) - 1)
+	what := next.Tool
+	if next.What != "" {
+		what += " (" + textfmt.Clip(strings.Join(strings.Fields(next.What), " "), 120) + ")"
+	}
+	errText := ""
+	if l.Error != "" {
+		errText = ", each time with: " + textfmt.Clip(l.Error, 200)
+	}
+	var b strings.Builder
+	b.WriteString("[ctx-loops] Call not run: ")
+	switch l.Kind {
+	case loops.Repeat:
+		fmt.Fprintf(&b, "%s has already failed %s times with these arguments and no successful edit or write in between%s. ", what, before, errText)
+		b.WriteString("Running it unchanged will fail the same way. Read the error, change the code, the input or the command first, or try another approach.")
+	case loops.SameError:
+		fmt.Fprintf(&b, "%s %s calls with different arguments have already failed with the same error and no successful edit or write in between%s; this call, %s, repeats one of them. ", before, l.Tool, errText, what)
+		b.WriteString("Changing the arguments has not helped: look for the cause elsewhere (re-read the file, check the path, the environment or the assumption behind the call) before trying again.")
+	default:
+		fmt.Fprintf(&b, "%s would go round a cycle of %d calls (%s) that has already come round with the same failures%s. ", what, l.Period, l.Tool, errText)
+		b.WriteString("Going round again will not help: stop, say what is failing and why, and take a different approach.")
+	}
+	return b.String()
+}
