@@ -13,6 +13,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/hook"
 	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -149,6 +150,17 @@ func loopsHook(e *Env, d *loops.Detector) Handler {
 		}
 		return hook.Deny(denyReason(l, next)), nil
 	}
+}
+
+// sessionSteps returns what the loop detector needs of the transcript at
+// path.
+func sessionSteps(path string, format transcript.Format, table *tools.Table, d *loops.Detector) ([]loops.Step, error) {
+	return readSession("loops", path, format, table, func(steps []loops.Step, t *transcript.Transcript, calls []*transcript.Call) []loops.Step {
+		for _, c := range calls {
+			steps = append(steps, loops.NewStep(c, t.Cwd))
+		}
+		return d.Recent(steps)
+	})
 }
 
 // agentFormat is the transcript format an agent writes.

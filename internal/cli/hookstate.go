@@ -10,33 +10,33 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // A hook runs on every tool call, and a session's transcript grows to tens
-// of megabytes: parsing it all each time would cost more than the call.
-// ctx-loops --hook keeps, per transcript, the steps it has read and where it
-// stopped, and reads only what was appended since.
+// of megabytes: parsing it all each time would cost more than the call. A
+// hook keeps, per transcript, what it needs of the calls read so far and
+// where it stopped, and reads only what was appended since.
 
 // stateVersion changes when the state file's meaning does; a state of
 // another version is read as none.
 const stateVersion = 1
 
-// loopState is what the hook keeps of one transcript between calls.
-type loopState struct {
+// sessionState is what a hook keeps of one transcript between calls: Data,
+// its own summary of the calls read so far.
+type sessionState[T any] struct {
 	Version int               `json:"version"`
 	Path    string            `json:"path"`
 	Format  transcript.Format `json:"format"`
-	// Offset is how many bytes of the transcript the steps cover: up to the
-	// line of the first call still waiting for its result, which is read
-	// again next time with its result.
+	// Offset is how many bytes of the transcript Data covers: up to the line
+	// of the first call still waiting for its result, which is read again
+	// next time with its result.
 	Offset int64 `json:"offset"`
 	// Tail is the last bytes before Offset: a transcript whose bytes there
 	// changed was rewritten, not appended to, and is read again whole.
-	Tail  string       `json:"tail"`
-	Steps []loops.Step `json:"steps"`
+	Tail string `json:"tail"`
+	Data T      `json:"data"`
 }
 
 const tailLen = 64
@@ -58,52 +58,57 @@ func StateDir() (string, error) {
 	return filepath.Join(dir, "ctxkit", "hooks"), nil
 }
 
-// sessionSteps returns what the detector needs of the transcript at path,
-// reading only what was appended since the last call. A line still being
-// written (no newline yet) is left for the next call.
-func sessionSteps(path string, format transcript.Format, table *tools.Table, d *loops.Detector) ([]loops.Step, error) {
+// readSession brings a hook's summary of the transcript at path up to date:
+// add is given the calls the transcript gained since the last call (each
+// with its result, in order) and returns the new summary, which is saved
+// for the next call under the hook's name. A line still being written is
+// left for the next call.
+func readSession[T any](name, path string, format transcript.Format, table *tools.Table,
+	add func(data T, t *transcript.Transcript, calls []*transcript.Call) T) (T, error) {
+	var zero T
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	statePath := ""
 	if dir, err := StateDir(); err == nil {
 		sum := sha256.Sum256([]byte(abs))
-		statePath = filepath.Join(dir, "loops-"+hex.EncodeToString(sum[:8])+".json")
+		statePath = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:8])+".json")
 	}
-	s := readState(statePath)
-	if s.Version != stateVersion || s.Path != abs || s.Format != format || s.Offset > st.Size() || !tailMatches(f, s) {
-		s = loopState{Version: stateVersion, Path: abs, Format: format}
+	fresh := sessionState[T]{Version: stateVersion, Path: abs, Format: format}
+	s := readState[T](statePath)
+	if s.Version != stateVersion || s.Path != abs || s.Format != format || s.Offset > st.Size() || !tailMatches(f, s.Offset, s.Tail) {
+		s = fresh
 	}
 	t, data, err := parseFrom(f, st.Size(), s.Offset, format, table)
 	if err != nil && s.Offset > 0 {
 		// Read it all again: the error then names the line in the file.
-		s = loopState{Version: stateVersion, Path: abs, Format: format}
+		s = fresh
 		t, data, err = parseFrom(f, st.Size(), 0, format, table)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s:%v", path, err)
+		return zero, fmt.Errorf("%s:%v", path, err)
 	}
 	if t == nil {
-		return s.Steps, nil
+		return s.Data, nil
 	}
-	steps, read := newSteps(t, data)
-	s.Steps = d.Recent(append(s.Steps, steps...))
+	calls, read := completeCalls(t, data)
+	s.Data = add(s.Data, t, calls)
 	s.Offset += int64(read)
 	s.Tail = string(data[max(0, read-tailLen):read])
 	if statePath != "" {
 		writeState(statePath, s)
 	}
-	return s.Steps, nil
+	return s.Data, nil
 }
 
 // parseFrom parses the complete lines of the file from offset on. A last
@@ -133,10 +138,10 @@ func parseFrom(f *os.File, size, offset int64, format transcript.Format, table *
 	return nil, nil, err
 }
 
-// newSteps returns the steps of a chunk of JSONL and how many of its bytes
-// they cover: the chunk up to the line of the first call still waiting for
-// its result, when one is.
-func newSteps(t *transcript.Transcript, data []byte) ([]loops.Step, int) {
+// completeCalls returns the calls of a chunk of JSONL that have their
+// result, and how many of its bytes they cover: the chunk up to the line of
+// the first call still waiting for its result, when one is.
+func completeCalls(t *transcript.Transcript, data []byte) ([]*transcript.Call, int) {
 	stopLine := 0 // the line of the first pending call; 0 for none
 	for i, c := range t.Calls {
 		if c.Result != nil {
@@ -153,19 +158,19 @@ func newSteps(t *transcript.Transcript, data []byte) ([]loops.Step, int) {
 			break
 		}
 	}
-	var steps []loops.Step
+	var calls []*transcript.Call
 	for _, c := range t.Calls {
 		if stopLine > 0 && c.Message.Pos.Line >= stopLine {
 			break
 		}
 		if c.Result != nil {
-			steps = append(steps, loops.NewStep(c, t.Cwd))
+			calls = append(calls, c)
 		}
 	}
 	if stopLine == 0 {
-		return steps, len(data)
+		return calls, len(data)
 	}
-	return steps, lineOffset(data, stopLine)
+	return calls, lineOffset(data, stopLine)
 }
 
 // lineOffset is the byte offset where 1-based line n of data starts.
@@ -181,34 +186,33 @@ func lineOffset(data []byte, n int) int {
 	return off
 }
 
-func tailMatches(f *os.File, s loopState) bool {
-	if s.Offset == 0 {
-		return s.Tail == ""
+func tailMatches(f *os.File, offset int64, tail string) bool {
+	if offset == 0 {
+		return tail == ""
 	}
-	n := int64(len(s.Tail))
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, s.Offset-n); err != nil {
+	buf := make([]byte, len(tail))
+	if _, err := f.ReadAt(buf, offset-int64(len(tail))); err != nil {
 		return false
 	}
-	return string(buf) == s.Tail
+	return string(buf) == tail
 }
 
 // readState reads a state file; a missing or unreadable one is no state.
-func readState(path string) loopState {
-	var s loopState
+func readState[T any](path string) sessionState[T] {
+	var s sessionState[T]
 	if path == "" {
 		return s
 	}
 	data, err := os.ReadFile(path)
 	if err != nil || json.Unmarshal(data, &s) != nil {
-		return loopState{}
+		return sessionState[T]{}
 	}
 	return s
 }
 
 // writeState saves the state for the next call. A state that cannot be
 // saved costs only time: the next call reads the transcript again.
-func writeState(path string, s loopState) {
+func writeState[T any](path string, s sessionState[T]) {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return
