@@ -52,12 +52,15 @@ EXAMPLES:
 			Usage: "never replace the last `N` tool results"},
 		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
 			Usage: "leave the copies of a replaced output that the format keeps beside it (Claude Code's toolUseResult) as they are"},
-		EncodingFlag,
+		EncodingFlag, HookFlag,
 	),
 	Run: runDedupe,
 }
 
 func runDedupe(e *Env) error {
+	if e.IsSet(HookFlag.Name) {
+		return e.Hook(dedupeHook(e))
+	}
 	ctr, err := e.Counter()
 	if err != nil {
 		return err

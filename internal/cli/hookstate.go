@@ -60,9 +60,10 @@ func StateDir() (string, error) {
 
 // readSession brings a hook's summary of the transcript at path up to date:
 // add is given the calls the transcript gained since the last call (each
-// with its result, in order) and returns the new summary, which is saved
-// for the next call under the hook's name. A line still being written is
-// left for the next call.
+// with its result, in order; none and a nil transcript when it gained
+// none) and returns the new summary, which is saved for the next call
+// under the hook's name. A line still being written is left for the next
+// call.
 func readSession[T any](name, path string, format transcript.Format, table *tools.Table,
 	add func(data T, t *transcript.Transcript, calls []*transcript.Call) T) (T, error) {
 	var zero T
@@ -98,13 +99,14 @@ func readSession[T any](name, path string, format transcript.Format, table *tool
 	if err != nil {
 		return zero, fmt.Errorf("%s:%v", path, err)
 	}
-	if t == nil {
-		return s.Data, nil
+	if t != nil {
+		calls, read := completeCalls(t, data)
+		s.Data = add(s.Data, t, calls)
+		s.Offset += int64(read)
+		s.Tail = string(data[max(0, read-tailLen):read])
+	} else {
+		s.Data = add(s.Data, nil, nil) // nothing new; a hook may still forget
 	}
-	calls, read := completeCalls(t, data)
-	s.Data = add(s.Data, t, calls)
-	s.Offset += int64(read)
-	s.Tail = string(data[max(0, read-tailLen):read])
 	if statePath != "" {
 		writeState(statePath, s)
 	}

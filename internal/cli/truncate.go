@@ -69,7 +69,7 @@ EXAMPLES:
 			Usage: "cut the results of every tool, and results without a call"},
 		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
 			Usage: "leave the copies of an output kept beside its result (Claude Code's toolUseResult...) whole"},
-		EncodingFlag,
+		EncodingFlag, HookFlag,
 	),
 	Run: runTruncate,
 }
@@ -123,6 +123,9 @@ func runTruncate(e *Env) error {
 	opts, err := truncateOptions(e)
 	if err != nil {
 		return err
+	}
+	if e.IsSet(HookFlag.Name) {
+		return e.Hook(truncateHook(e, opts))
 	}
 	return e.Filter(func(t *transcript.Transcript) (string, error) {
 		rep, err := truncate.Apply(t, opts)

@@ -103,16 +103,29 @@ func (p Payload) Input(key string) string {
 	return gjson.Get(p.ToolInput, gjson.Escape(key)).Str
 }
 
-// Response returns a string field of Claude Code's tool_response object, or
-// for key "" the response itself when it is a string (Codex).
-func (p Payload) Response(key string) string {
+// Response returns a string field of Claude Code's tool_response object by
+// its path of keys separated by dots (stdout, file.content), and whether it
+// is there as a string.
+func (p Payload) Response(path string) (string, bool) {
 	if p.ToolResponse == "" {
-		return ""
+		return "", false
 	}
-	if key == "" {
-		return gjson.Parse(p.ToolResponse).Str
+	v := gjson.Get(p.ToolResponse, path)
+	return v.Str, v.Type == gjson.String
+}
+
+// EditResponse returns Claude Code's tool_response with the string fields
+// at the paths set to new values, and every other field as it was: the
+// tool's own shape, which updatedToolOutput must keep.
+func (p Payload) EditResponse(fields map[string]string) (string, error) {
+	out := p.ToolResponse
+	for path, v := range fields {
+		var err error
+		if out, err = sjson.Set(out, path, v); err != nil {
+			return "", err
+		}
 	}
-	return gjson.Get(p.ToolResponse, gjson.Escape(key)).Str
+	return out, nil
 }
 
 // Answer is what a hook prints on stdout; nil prints nothing, which every
@@ -135,16 +148,5 @@ func Deny(reason string) Answer {
 func UpdatedToolOutput(output string) Answer {
 	out, _ := sjson.SetRawBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PostToolUse"}}`),
 		"hookSpecificOutput.updatedToolOutput", []byte(output))
-	return out
-}
-
-// BashOutput is Claude Code's Bash output in its own shape, for
-// UpdatedToolOutput.
-func BashOutput(stdout, stderr string, interrupted, isImage bool) string {
-	out := `{"stdout":"","stderr":"","interrupted":false,"isImage":false}`
-	out, _ = sjson.Set(out, "stdout", stdout)
-	out, _ = sjson.Set(out, "stderr", stderr)
-	out, _ = sjson.Set(out, "interrupted", interrupted)
-	out, _ = sjson.Set(out, "isImage", isImage)
 	return out
 }
