@@ -106,7 +106,8 @@ type Session struct {
 	Server *Server
 	Prompt string
 	// Hooks is the agent's hook configuration, written where the agent reads
-	// it: Claude Code's settings.json, Codex's hooks.json. Empty for none.
+	// it: Claude Code's settings.json; for Codex, JSON goes to hooks.json and
+	// TOML is added to config.toml. Empty for none.
 	Hooks []byte
 	// Dir is the working directory; a temporary one when empty.
 	Dir string
@@ -149,8 +150,13 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 		env = append(env, "CODEX_HOME="+codexHome, "FAKE_API_KEY=test-key")
 		args = []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
 			"--dangerously-bypass-hook-trust", s.Prompt}
-		a.writeConfig(t, filepath.Join(codexHome, "config.toml"), []byte(codexConfig(s.Server.URL)))
-		a.writeConfig(t, filepath.Join(codexHome, "hooks.json"), s.Hooks)
+		config := codexConfig(s.Server.URL)
+		if bytes.HasPrefix(bytes.TrimSpace(s.Hooks), []byte("{")) {
+			a.writeConfig(t, filepath.Join(codexHome, "hooks.json"), s.Hooks)
+		} else {
+			config += "\n" + string(s.Hooks)
+		}
+		a.writeConfig(t, filepath.Join(codexHome, "config.toml"), []byte(config))
 	default:
 		t.Fatalf("unknown agent %q", a.Name)
 	}

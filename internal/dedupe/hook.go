@@ -51,13 +51,15 @@ func Remember(seen Seen, t *transcript.Transcript, calls []*transcript.Call) See
 }
 
 // Pointer is the marker that replaces a read of file and range with this
-// content when the last read of it above had the same content.
+// content when the last read of it above had the same content, and the
+// marker is the shorter.
 func (seen Seen) Pointer(file string, rng tools.Range, content string) (string, bool) {
 	s, ok := seen[seenKey(file, rng)]
 	if !ok || s.Hash != fingerprint(content) {
 		return "", false
 	}
-	return pointerLine(file, rng, content, s.CallID), true
+	line := pointerLine(file, rng, content, s.CallID)
+	return line, len(line) < len(content)
 }
 
 // readContent is a read's content as the file has it: in Claude Code's
