@@ -12,9 +12,9 @@ package loops
 
 import (
 	"errors"
-	"hash/fnv"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -79,10 +79,11 @@ func New(opts Options) (*Detector, error) {
 type Step struct {
 	CallID string `json:"call_id"`
 	Tool   string `json:"tool"` // the tool's name as called
-	// Key is what makes two calls the same call: a shell call's command line
-	// in canonical spelling whatever the tool (an agent's hook and its
-	// transcript name the same call differently), else the tool's name and
-	// its canonical arguments (tools.Canonical).
+	// Key is what makes two calls the same call: a fingerprint of a shell
+	// call's command line in canonical spelling whatever the tool (an
+	// agent's hook and its transcript name the same call differently), else
+	// of the tool's name and its canonical arguments (tools.Canonical).
+	// Fingerprints keep a hook's state small whatever the calls write.
 	Key    string `json:"key"`
 	What   string `json:"what"` // what the call is about, for reports: the command, path or pattern
 	Failed bool   `json:"failed,omitempty"`
@@ -101,13 +102,13 @@ type Step struct {
 // family is the tool a SameError loop groups by: shell calls are one tool
 // whatever the agent names it.
 func (s Step) family() string {
-	if name, ok := strings.CutPrefix(s.Key, shellKey); ok && name != "" {
+	if strings.HasPrefix(s.Key, shellKey) {
 		return shellKey
 	}
 	return strings.ToLower(s.Tool)
 }
 
-const shellKey = "shell\x00"
+const shellKey = "shell:"
 
 // CallKey is the key of a call given as a tool name and its arguments (JSON
 // text, or a custom tool's input), classified by table: what a hook knows of
@@ -122,9 +123,9 @@ func CallKey(table *tools.Table, name, input string) (key string, args tools.Arg
 func What(name, input string, args tools.Args, cwd string) string {
 	switch {
 	case args.Command != "":
-		return args.Command
+		return textfmt.Clip(args.Command, 200)
 	case args.Target(cwd) != "":
-		return args.Target(cwd)
+		return textfmt.Clip(args.Target(cwd), 200)
 	}
 	return textfmt.Clip(tools.Canonical(input, false), 120)
 }
@@ -140,9 +141,16 @@ func parseInput(input string) gjson.Result {
 
 func keyOf(name, input string, args tools.Args) string {
 	if args.Command != "" {
-		return shellKey + tools.CanonicalCommand(args.Command)
+		return shellKey + fingerprint(tools.CanonicalCommand(args.Command))
 	}
-	return strings.ToLower(name) + "\x00" + tools.Canonical(input, false)
+	return "call:" + fingerprint(strings.ToLower(name)+"\x00"+tools.Canonical(input, false))
+}
+
+// fingerprint is a short hash of s, for telling equal texts from different
+// ones.
+func fingerprint(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
 }
 
 // Steps returns the steps of t: every call that has a result, in order.
@@ -173,9 +181,7 @@ func NewStep(c *transcript.Call, cwd string) Step {
 	}
 	body := errorBody(r.Text())
 	s.Error = textfmt.Clip(firstError(body), 200)
-	h := fnv.New64a()
-	h.Write([]byte(body))
-	s.ErrorHash = strconv.FormatUint(h.Sum64(), 16)
+	s.ErrorHash = fingerprint(body)
 	return s
 }
 
@@ -406,8 +412,9 @@ func (d *Detector) Check(steps []Step, next Step) (Loop, bool) {
 // between calls: the steps from the last progress on (failures before it
 // cannot join a Repeat or SameError loop with a new call), at least the
 // last steps a cycle can span, and before them the last step of each other
-// call (what Check predicts a repeated call's result from); at most
-// maxRecent steps.
+// call when it failed (what Check predicts a repeated call's result from;
+// a call whose last run succeeded is let through, as one never made is);
+// at most maxRecent steps.
 func (d *Detector) Recent(steps []Step) []Step {
 	from := len(steps) - 1
 	for from > 0 && !steps[from].Progress {
@@ -422,7 +429,9 @@ func (d *Detector) Recent(steps []Step) []Step {
 	for i := from - 1; i >= 0; i-- {
 		if !seen[steps[i].Key] {
 			seen[steps[i].Key] = true
-			out = append(out, steps[i])
+			if steps[i].Failed {
+				out = append(out, steps[i])
+			}
 		}
 	}
 	slices.Reverse(out)

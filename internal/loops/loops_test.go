@@ -15,10 +15,10 @@ func fail(cmd, err string) Step {
 	return Step{Tool: "Bash", Key: shellKey + cmd, What: cmd, Failed: true, Error: err, ErrorHash: err}
 }
 func edit(path string) Step {
-	return Step{Tool: "Edit", Key: "edit\x00" + path, What: path, Progress: true}
+	return Step{Tool: "Edit", Key: "call:edit " + path, What: path, Progress: true}
 }
 func failTool(tool, args, err string) Step {
-	return Step{Tool: tool, Key: strings.ToLower(tool) + "\x00" + args, What: args, Failed: true, Error: err, ErrorHash: err}
+	return Step{Tool: tool, Key: "call:" + strings.ToLower(tool) + " " + args, What: args, Failed: true, Error: err, ErrorHash: err}
 }
 
 func detector(t testing.TB) *Detector {
