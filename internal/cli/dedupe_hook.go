@@ -15,8 +15,10 @@ import (
 // dedupeHook answers Claude Code's PostToolUse for Read: when the content
 // read is identical to the last read of the same file and lines in the
 // session's transcript, the model gets a pointer to that read instead, in
-// Read's own shape. SessionStart after a compaction or a /clear forgets the
-// reads before it: the model no longer has them in its context.
+// Read's own shape. A read that stays whole is noted at once, since the
+// transcript can lag behind the next read. SessionStart after a compaction
+// or a /clear forgets the reads before it: the model no longer has them in
+// its context.
 func dedupeHook(e *Env) Handler {
 	return func(agent hook.Agent, p hook.Payload) (hook.Answer, error) {
 		if agent != hook.ClaudeCode {
@@ -58,9 +60,16 @@ func dedupeHook(e *Env) Handler {
 		if !ok {
 			return nil, nil // not a text read: an image, a notebook, a stub
 		}
-		line, ok := seen.Pointer(args.File(p.Cwd), args.Range, content)
+		file := args.File(p.Cwd)
+		line, ok := seen.Pointer(file, args.Range, content)
 		if !ok {
-			return nil, nil
+			return nil, updateState("dedupe", p.TranscriptPath, transcript.ClaudeCode, func(seen dedupe.Seen) dedupe.Seen {
+				if seen == nil {
+					seen = dedupe.Seen{}
+				}
+				seen.Add(file, args.Range, p.ToolUseID, content)
+				return seen
+			})
 		}
 		out, err := p.EditResponse(map[string]string{"file.content": line})
 		if err != nil {

@@ -58,6 +58,54 @@ func StateDir() (string, error) {
 	return filepath.Join(dir, "ctxkit", "hooks"), nil
 }
 
+// stateFile is where the hook name keeps its state for the transcript at
+// the absolute path abs; "" when there is no place for it.
+func stateFile(name, abs string) string {
+	dir, err := StateDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:8])+".json")
+}
+
+// updateState changes the data that the hook name keeps for the transcript
+// at path, without reading the transcript: for what a hook learns from its
+// payload.
+func updateState[T any](name, path string, format transcript.Format, change func(T) T) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	statePath := stateFile(name, abs)
+	if statePath == "" {
+		return nil
+	}
+	s := readState[T](statePath)
+	if s.Version != stateVersion || s.Path != abs || s.Format != format {
+		s = sessionState[T]{Version: stateVersion, Path: abs, Format: format}
+	}
+	s.Data = change(s.Data)
+	writeState(statePath, s)
+	return nil
+}
+
+// peekState returns the data that the hook name keeps for the transcript at
+// path, without reading the transcript.
+func peekState[T any](name, path string, format transcript.Format) T {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		var zero T
+		return zero
+	}
+	s := readState[T](stateFile(name, abs))
+	if s.Version != stateVersion || s.Path != abs || s.Format != format {
+		var zero T
+		return zero
+	}
+	return s.Data
+}
+
 // readSession brings a hook's summary of the transcript at path up to date:
 // add is given the calls the transcript gained since the last call (each
 // with its result, in order; none and a nil transcript when it gained
@@ -80,11 +128,7 @@ func readSession[T any](name, path string, format transcript.Format, table *tool
 	if err != nil {
 		return zero, err
 	}
-	statePath := ""
-	if dir, err := StateDir(); err == nil {
-		sum := sha256.Sum256([]byte(abs))
-		statePath = filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:8])+".json")
-	}
+	statePath := stateFile(name, abs)
 	fresh := sessionState[T]{Version: stateVersion, Path: abs, Format: format}
 	s := readState[T](statePath)
 	if s.Version != stateVersion || s.Path != abs || s.Format != format || s.Offset > st.Size() || !tailMatches(f, s.Offset, s.Tail) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -119,10 +120,14 @@ func runLoops(e *Env) error {
 }
 
 // loopsHook answers PreToolUse: deny the call that would make or repeat a
-// loop; every other event and call goes on.
+// loop; every other call goes on. On Claude Code's PostToolUse and
+// PostToolUseFailure it notes the call's outcome, since the transcript can
+// lag behind: the next PreToolUse may come before the result is written.
 func loopsHook(e *Env, d *loops.Detector) Handler {
 	return func(agent hook.Agent, p hook.Payload) (hook.Answer, error) {
-		if p.Event != hook.PreToolUse {
+		pre := p.Event == hook.PreToolUse
+		post := p.Event == hook.PostToolUse || p.Event == postToolUseFailure
+		if !pre && !(post && agent == hook.ClaudeCode) {
 			return nil, nil
 		}
 		switch {
@@ -135,15 +140,21 @@ func loopsHook(e *Env, d *loops.Detector) Handler {
 		if err != nil {
 			return nil, err
 		}
-		steps, err := sessionSteps(p.TranscriptPath, agentFormat(agent), table, d)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil // a session whose transcript is not written yet
+		next, kind := loops.HookStep(table, p.ToolUseID, p.ToolName, p.ToolInput, p.Cwd)
+		format := agentFormat(agent)
+		if post {
+			failed := p.Event == postToolUseFailure
+			next.Done(kind, failed, p.Error, nil)
+			return nil, updateState("loops", p.TranscriptPath, format, func(data loopsData) loopsData {
+				data.Hooked = append(data.Hooked, next)
+				data.Hooked = data.Hooked[max(0, len(data.Hooked)-maxHooked):]
+				return data
+			})
 		}
+		steps, err := sessionSteps(p.TranscriptPath, format, table, d)
 		if err != nil {
 			return nil, err
 		}
-		key, args, _ := loops.CallKey(table, p.ToolName, p.ToolInput)
-		next := loops.Step{CallID: p.ToolUseID, Tool: p.ToolName, Key: key, What: loops.What(p.ToolName, p.ToolInput, args, p.Cwd)}
 		l, found := d.Check(steps, next)
 		if !found {
 			return nil, nil
@@ -152,15 +163,43 @@ func loopsHook(e *Env, d *loops.Detector) Handler {
 	}
 }
 
-// sessionSteps returns what the loop detector needs of the transcript at
-// path.
+// postToolUseFailure is Claude Code's event after a call that failed
+// (PostToolUse follows only the ones that succeeded).
+const postToolUseFailure = "PostToolUseFailure"
+
+// loopsData is what ctx-loops --hook keeps of a session.
+type loopsData struct {
+	// Steps are the transcript's, as Detector.Recent keeps them.
+	Steps []loops.Step `json:"steps"`
+	// Hooked are the calls whose outcome the PostToolUse hooks saw and the
+	// transcript did not hold yet when they were read, in order.
+	Hooked []loops.Step `json:"hooked,omitempty"`
+}
+
+// maxHooked bounds the calls kept from the hooks: the transcript lags by a
+// call or two, not by hundreds.
+const maxHooked = 64
+
+// sessionSteps returns what the loop detector needs of the session whose
+// transcript is at path: its steps, then those the hooks saw and the
+// transcript does not hold yet. A transcript not written yet has none.
 func sessionSteps(path string, format transcript.Format, table *tools.Table, d *loops.Detector) ([]loops.Step, error) {
-	return readSession("loops", path, format, table, func(steps []loops.Step, t *transcript.Transcript, calls []*transcript.Call) []loops.Step {
+	data, err := readSession("loops", path, format, table, func(data loopsData, t *transcript.Transcript, calls []*transcript.Call) loopsData {
+		written := map[string]bool{}
 		for _, c := range calls {
-			steps = append(steps, loops.NewStep(c, t.Cwd))
+			data.Steps = append(data.Steps, loops.NewStep(c, t.Cwd))
+			written[c.ID] = true
 		}
-		return d.Recent(steps)
+		data.Steps = d.Recent(data.Steps)
+		data.Hooked = slices.DeleteFunc(data.Hooked, func(s loops.Step) bool { return written[s.CallID] })
+		return data
 	})
+	if errors.Is(err, fs.ErrNotExist) {
+		data = peekState[loopsData]("loops", path, format)
+	} else if err != nil {
+		return nil, err
+	}
+	return append(data.Steps[:len(data.Steps):len(data.Steps)], data.Hooked...), nil
 }
 
 // agentFormat is the transcript format an agent writes.
@@ -172,7 +211,8 @@ func agentFormat(a hook.Agent) transcript.Format {
 }
 
 // denyReason tells the model what failed, how often, and what to do
-// instead. The loop holds the call about to be made as its last step.
+// instead. The loop holds the call about to be made as its last step. No
+// final period: Codex adds its own text after the reason.
 func denyReason(l loops.Loop, next loops.Step) string {
 	before := textfmt.Int(len(l.Steps) - 1)
 	what := next.Tool
@@ -184,17 +224,20 @@ func denyReason(l loops.Loop, next loops.Step) string {
 		errText = ", each time with: " + textfmt.Clip(l.Error, 200)
 	}
 	var b strings.Builder
-	b.WriteString("[ctx-loops] Call not run: ")
+	// The first line is the marker the transcript will hold as the call's
+	// result, with nothing of the call in it (a command could read as
+	// "call ID" to the other filters); what failed follows on the next.
+	b.WriteString("[ctx-loops] Call not run: it would repeat an error loop.\n")
 	switch l.Kind {
 	case loops.Repeat:
 		fmt.Fprintf(&b, "%s has already failed %s times with these arguments and no successful edit or write in between%s. ", what, before, errText)
-		b.WriteString("Running it unchanged will fail the same way. Read the error, change the code, the input or the command first, or try another approach.")
+		b.WriteString("Running it unchanged will fail the same way. Read the error, change the code, the input or the command first, or try another approach")
 	case loops.SameError:
 		fmt.Fprintf(&b, "%s %s calls with different arguments have already failed with the same error and no successful edit or write in between%s; this call, %s, repeats one of them. ", before, l.Tool, errText, what)
-		b.WriteString("Changing the arguments has not helped: look for the cause elsewhere (re-read the file, check the path, the environment or the assumption behind the call) before trying again.")
+		b.WriteString("Changing the arguments has not helped: look for the cause elsewhere (re-read the file, check the path, the environment or the assumption behind the call) before trying again")
 	default:
 		fmt.Fprintf(&b, "%s would go round a cycle of %d calls (%s) that has already come round with the same failures%s. ", what, l.Period, l.Tool, errText)
-		b.WriteString("Going round again will not help: stop, say what is failing and why, and take a different approach.")
+		b.WriteString("Going round again will not help: stop, say what is failing and why, and take a different approach")
 	}
 	return b.String()
 }

@@ -37,17 +37,23 @@ func Remember(seen Seen, t *transcript.Transcript, calls []*transcript.Call) See
 	}
 	for _, c := range calls {
 		r := c.Result
-		if c.Kind != tools.Read || r == nil || r.Failed() || len(r.Images) > 0 || !nameable(c.ID) {
+		if c.Kind != tools.Read || r == nil || r.Failed() || len(r.Images) > 0 {
 			continue
 		}
-		file := c.Args.File(t.Cwd)
-		content, ok := readContent(t, r)
-		if file == "" || !ok || marker.Is(content, "") {
-			continue
+		if content, ok := readContent(t, r); ok {
+			seen.Add(c.Args.File(t.Cwd), c.Args.Range, c.ID, content)
 		}
-		seen[seenKey(file, c.Args.Range)] = SeenRead{CallID: c.ID, Hash: fingerprint(content)}
 	}
 	return seen
+}
+
+// Add notes a whole read of file and range by call id: the last read of it
+// that a later one may point at. A result that a filter replaced is not a
+// read to point at.
+func (seen Seen) Add(file string, rng tools.Range, id, content string) {
+	if file != "" && nameable(id) && !marker.Is(content, "") {
+		seen[seenKey(file, rng)] = SeenRead{CallID: id, Hash: fingerprint(content)}
+	}
 }
 
 // Pointer is the marker that replaces a read of file and range with this

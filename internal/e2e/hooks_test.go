@@ -54,7 +54,7 @@ func TestLoopDenied(t *testing.T) {
 					t.Errorf("a failure the model saw: %q", r)
 				}
 			}
-			if want := "[ctx-loops] Call not run: Bash (cat missing.txt) has already failed 2 times"; !strings.Contains(results[2], want) {
+			if want := "[ctx-loops] Call not run: it would repeat an error loop.\nBash (cat missing.txt) has already failed 2 times"; !strings.Contains(results[2], want) {
 				t.Errorf("the third call: the model saw %q, want the hook's reason %q", results[2], want)
 			}
 			path := run.Transcript(t)

@@ -58,6 +58,8 @@ type Payload struct {
 	// isImage}), a string for Codex. "" when absent.
 	ToolResponse string
 	Source       string // SessionStart: startup, resume, clear, compact
+	// Error is what a failed call gave (Claude Code's PostToolUseFailure).
+	Error string
 }
 
 // Parse reads a payload. Only JSON that is not an object is an error; what
@@ -92,6 +94,7 @@ func Parse(data []byte) (Payload, error) {
 		ToolInput:      raw("tool_input"),
 		ToolResponse:   raw("tool_response"),
 		Source:         str("source"),
+		Error:          str("error"),
 	}, nil
 }
 

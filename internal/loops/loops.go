@@ -110,12 +110,12 @@ func (s Step) family() string {
 
 const shellKey = "shell:"
 
-// CallKey is the key of a call given as a tool name and its arguments (JSON
-// text, or a custom tool's input), classified by table: what a hook knows of
-// a call about to be made.
-func CallKey(table *tools.Table, name, input string) (key string, args tools.Args, kind tools.Kind) {
-	kind, args = table.Classify(name, parseInput(input))
-	return keyOf(name, input, args), args, kind
+// HookStep is the step of a call that a hook sees: its tool name and
+// arguments (JSON text), classified by table, without its outcome yet (see
+// Done), and its kind.
+func HookStep(table *tools.Table, id, name, input, cwd string) (Step, tools.Kind) {
+	kind, args := table.Classify(name, parseInput(input))
+	return Step{CallID: id, Tool: name, Key: keyOf(name, input, args), What: What(name, input, args, cwd)}, kind
 }
 
 // What names a call for people and models: a shell call's command, else
@@ -170,19 +170,29 @@ func Steps(t *transcript.Transcript, cwd string) []Step {
 func NewStep(c *transcript.Call, cwd string) Step {
 	r := c.Result
 	s := Step{CallID: c.ID, Tool: c.Name, Key: keyOf(c.Name, c.Input, c.Args), What: What(c.Name, c.Input, c.Args, cwd), Pos: c.Message.Pos}
-	if !r.Failed() {
-		s.Progress = c.Kind == tools.Edit || c.Kind == tools.Write
-		return s
-	}
-	s.Failed = true
+	var code *int
 	if r.HasExitCode {
-		code := r.ExitCode
+		code = &r.ExitCode
+	}
+	s.Done(c.Kind, r.Failed(), r.Text(), code)
+	return s
+}
+
+// Done sets the step's outcome: failed, with the output and the exit code
+// where known, or succeeded, which is progress for an edit or a write.
+func (s *Step) Done(kind tools.Kind, failed bool, output string, exitCode *int) {
+	s.Failed, s.Progress = failed, !failed && (kind == tools.Edit || kind == tools.Write)
+	s.Error, s.ErrorHash, s.ExitCode = "", "", nil
+	if !failed {
+		return
+	}
+	if exitCode != nil {
+		code := *exitCode
 		s.ExitCode = &code
 	}
-	body := errorBody(r.Text())
+	body := errorBody(output)
 	s.Error = textfmt.Clip(firstError(body), 200)
 	s.ErrorHash = fingerprint(body)
-	return s
 }
 
 // Loop is one loop found.
