@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
 )
 
 // Agent is a coding agent that installs from the npm registry, pinned to a
@@ -36,16 +38,7 @@ func Enabled() bool { return os.Getenv("CTX_E2E") == "1" }
 
 // CacheDir is where agents are installed: $CTX_AGENTS_DIR, else ctxkit/agents
 // under the user's cache directory.
-func CacheDir() (string, error) {
-	if dir := os.Getenv("CTX_AGENTS_DIR"); dir != "" {
-		return dir, nil
-	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "ctxkit", "agents"), nil
-}
+func CacheDir() (string, error) { return cli.CacheDir("CTX_AGENTS_DIR", "agents") }
 
 // Install returns the path of the agent's command, installing the pinned
 // version into the cache directory first when it is not there. It skips the

@@ -47,15 +47,19 @@ const abandoned = 16
 
 // StateDir is where hooks keep their state: $CTX_STATE_DIR, else
 // ctxkit/hooks under the user's cache directory.
-func StateDir() (string, error) {
-	if dir := os.Getenv("CTX_STATE_DIR"); dir != "" {
+func StateDir() (string, error) { return CacheDir("CTX_STATE_DIR", "hooks") }
+
+// CacheDir is a directory of ctxkit's under the user's cache directory
+// (ctxkit/SUB), or the one the environment variable env names.
+func CacheDir(env, sub string) (string, error) {
+	if dir := os.Getenv(env); dir != "" {
 		return dir, nil
 	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "ctxkit", "hooks"), nil
+	return filepath.Join(dir, "ctxkit", sub), nil
 }
 
 // stateFile is where the hook name keeps its state for the transcript at

@@ -98,14 +98,6 @@ func Parse(data []byte) (Payload, error) {
 	}, nil
 }
 
-// Input returns a string field of the tool's input, "" when absent.
-func (p Payload) Input(key string) string {
-	if p.ToolInput == "" {
-		return ""
-	}
-	return gjson.Get(p.ToolInput, gjson.Escape(key)).Str
-}
-
 // Response returns a string field of Claude Code's tool_response object by
 // its path of keys separated by dots (stdout, file.content), and whether it
 // is there as a string.

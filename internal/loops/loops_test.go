@@ -234,3 +234,21 @@ func TestErrorBody(t *testing.T) {
 		t.Errorf("firstError %q", got)
 	}
 }
+
+// FuzzErrorBody: the body is a part of the output, and the error line one
+// of its lines.
+func FuzzErrorBody(f *testing.F) {
+	for _, s := range []string{"Exit code 1\nboom", "Chunk ID: a\nWall time: 1\nProcess exited with code 2\nOutput:\nx: error\n",
+		"<returncode>1</returncode>\n<output>\nno\n</output>", "", "Output:\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		body := errorBody(text)
+		if !strings.Contains(text, body) {
+			t.Fatalf("errorBody(%q) = %q, not part of it", text, body)
+		}
+		if line := firstError(body); line != "" && !strings.Contains(body, line) {
+			t.Fatalf("firstError(%q) = %q, not a line of it", body, line)
+		}
+	})
+}
