@@ -8,11 +8,11 @@ import (
 
 // The payloads as Claude Code 2.1.197 and Codex 0.169.0 send them.
 const (
-	claudePre = `{"session_id":"4f47","transcript_path":"/home/dev/.claude/projects/-home-dev-p/4f47.jsonl","cwd":"/home/dev/p","prompt_id":"4d86","permission_mode":"bypassPermissions","effort":{"level":"high"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat missing.txt","description":"read"},"tool_use_id":"toolu_00"}`
-	claudePost = `{"session_id":"4f47","transcript_path":"/t.jsonl","cwd":"/home/dev/p","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/home/dev/p/a.txt"},"tool_response":{"type":"text","file":{"filePath":"/home/dev/p/a.txt","content":"hello\nworld\n","numLines":3,"startLine":1,"totalLines":3}},"tool_use_id":"toolu_01","duration_ms":10}`
+	claudePre     = `{"session_id":"4f47","transcript_path":"/home/dev/.claude/projects/-home-dev-p/4f47.jsonl","cwd":"/home/dev/p","prompt_id":"4d86","permission_mode":"bypassPermissions","effort":{"level":"high"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat missing.txt","description":"read"},"tool_use_id":"toolu_00"}`
+	claudePost    = `{"session_id":"4f47","transcript_path":"/t.jsonl","cwd":"/home/dev/p","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/home/dev/p/a.txt"},"tool_response":{"type":"text","file":{"filePath":"/home/dev/p/a.txt","content":"hello\nworld\n","numLines":3,"startLine":1,"totalLines":3}},"tool_use_id":"toolu_01","duration_ms":10}`
 	claudeFailure = `{"session_id":"4f47","transcript_path":"/t.jsonl","cwd":"/home/dev/p","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"false"},"tool_use_id":"toolu_02","error":"Exit code 1","is_interrupt":false,"duration_ms":108}`
-	codexPost = `{"session_id":"01a2","turn_id":"01a3","transcript_path":"/r.jsonl","cwd":"/home/dev/p","hook_event_name":"PostToolUse","model":"gpt-5","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"seq 1 3"},"tool_response":"1\n2\n3\n","tool_use_id":"call_01"}`
-	sessionStart = `{"session_id":"4f47","transcript_path":"/t.jsonl","cwd":"/home/dev/p","hook_event_name":"SessionStart","source":"compact"}`
+	codexPost     = `{"session_id":"01a2","turn_id":"01a3","transcript_path":"/r.jsonl","cwd":"/home/dev/p","hook_event_name":"PostToolUse","model":"gpt-5","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"seq 1 3"},"tool_response":"1\n2\n3\n","tool_use_id":"call_01"}`
+	sessionStart  = `{"session_id":"4f47","transcript_path":"/t.jsonl","cwd":"/home/dev/p","hook_event_name":"SessionStart","source":"compact"}`
 )
 
 func TestParse(t *testing.T) {
