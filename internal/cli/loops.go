@@ -47,11 +47,12 @@ failure stand out in the history, and the output as it was below it:
 --hook claude-code|codex makes it a PreToolUse hook: it reads the hook's JSON on stdin, reads
 the session's transcript (transcript_path), and when the call about to be made would make or
 repeat a loop (its last identical call failed, and counting it as failing again gives a loop)
-it denies the call with a reason the model can act on. Otherwise it prints nothing. A hook
-never breaks the agent: whatever goes wrong lets the call go on, with one line on stderr and
-exit status 0. It keeps what it read of each session in a small file under $CTX_STATE_DIR
-(default: ctxkit/hooks in the user's cache directory), so a long session is not read again
-on every call. See docs/hooks.md.
+it denies the call with a reason the model can act on. Otherwise it prints nothing. On Claude
+Code's PostToolUse and PostToolUseFailure it notes the call's outcome, for a transcript that
+lags behind. A hook never breaks the agent: whatever goes wrong lets the call go on, with one
+line on stderr and exit status 0. It keeps what it read of each session in a small file under
+$CTX_STATE_DIR (default: ctxkit/hooks in the user's cache directory), so a long session is
+not read again on every call. See docs/hooks.md and examples/hooks.
 
 EXAMPLES:
    ctx-loops session.jsonl

@@ -41,6 +41,10 @@ Token mode (like ttok): --max-tokens, --head-tokens and --tail-tokens count toke
 --encoding instead of chars; giving any of them turns it on (the others default to 2,500, 500
 and 500). See docs/truncate.md.
 
+--hook claude-code makes it Claude Code's PostToolUse hook on Bash: it reads the hook's JSON on
+stdin and answers with the output cut by the same rules, in Bash's own shape, so that a long
+output reaches the model already cut (docs/hooks.md, examples/hooks).
+
 EXAMPLES:
    ctx-truncate session.jsonl > short.jsonl
    ctx-truncate --stats -i ~/.claude/projects/*/*.jsonl
