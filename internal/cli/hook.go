@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -26,6 +27,10 @@ type Handler func(agent hook.Agent, p hook.Payload) (hook.Answer, error)
 // stderr and exit status 0. Exit status 2, which blocks the call, is never
 // used.
 func (e *Env) Hook(handle Handler) (err error) {
+	// One goroutine does all the work (parallel.For then runs inline), so
+	// that recover catches every panic: one in another goroutine would end
+	// the process with status 2. A hook reads little after its first call.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	agent, err := hook.ParseAgent(e.String(HookFlag.Name))
 	if err != nil {
 		return Failf("--hook: %v", err)
