@@ -33,13 +33,19 @@ type sessionState[T any] struct {
 	// of the first call still waiting for its result, which is read again
 	// next time with its result.
 	Offset int64 `json:"offset"`
-	// Tail is the last bytes before Offset: a transcript whose bytes there
-	// changed was rewritten, not appended to, and is read again whole.
+	// Head fingerprints the transcript's first bytes (up to headLen, and not
+	// past Offset), and Tail holds the last bytes before Offset: a
+	// transcript whose bytes there changed, or that got shorter than
+	// Offset, was rewritten rather than appended to, and is read again whole.
+	Head string `json:"head"`
 	Tail string `json:"tail"`
 	Data T      `json:"data"`
 }
 
-const tailLen = 64
+const (
+	headLen = 4096
+	tailLen = 64
+)
 
 // abandoned is how many calls with results after a call without one make
 // that call abandoned (interrupted, never answered) rather than pending.
@@ -135,7 +141,7 @@ func readSession[T any](name, path string, format transcript.Format, table *tool
 	statePath := stateFile(name, abs)
 	fresh := sessionState[T]{Version: stateVersion, Path: abs, Format: format}
 	s := readState[T](statePath)
-	if s.Version != stateVersion || s.Path != abs || s.Format != format || s.Offset > st.Size() || !tailMatches(f, s.Offset, s.Tail) {
+	if s.Version != stateVersion || s.Path != abs || s.Format != format || s.Offset > st.Size() || !appended(f, s.Offset, s.Head, s.Tail) {
 		s = fresh
 	}
 	t, data, err := parseFrom(f, st.Size(), s.Offset, format, table)
@@ -152,6 +158,7 @@ func readSession[T any](name, path string, format transcript.Format, table *tool
 		s.Data = add(s.Data, t, calls)
 		s.Offset += int64(read)
 		s.Tail = string(data[max(0, read-tailLen):read])
+		s.Head = headPrint(f, s.Offset)
 	} else {
 		s.Data = add(s.Data, nil, nil) // nothing new; a hook may still forget
 	}
@@ -236,15 +243,28 @@ func lineOffset(data []byte, n int) int {
 	return off
 }
 
-func tailMatches(f *os.File, offset int64, tail string) bool {
+// appended reports whether the transcript still starts as it did when it
+// was read up to offset: the same first bytes, the same bytes before offset.
+func appended(f *os.File, offset int64, head, tail string) bool {
 	if offset == 0 {
-		return tail == ""
+		return head == "" && tail == ""
 	}
 	buf := make([]byte, len(tail))
-	if _, err := f.ReadAt(buf, offset-int64(len(tail))); err != nil {
+	if _, err := f.ReadAt(buf, offset-int64(len(tail))); err != nil || string(buf) != tail {
 		return false
 	}
-	return string(buf) == tail
+	return headPrint(f, offset) == head
+}
+
+// headPrint fingerprints the transcript's first bytes, up to headLen and
+// not past offset.
+func headPrint(f *os.File, offset int64) string {
+	buf := make([]byte, min(offset, headLen))
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:12])
 }
 
 // readState reads a state file; a missing or unreadable one is no state.

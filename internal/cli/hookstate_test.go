@@ -13,6 +13,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // TestSessionStepsIncremental grows every JSONL transcript of the corpus
@@ -63,4 +64,41 @@ func summary(steps []loops.Step) []string {
 		out[i] = fmt.Sprintf("%s %q failed=%v %s", s.CallID, s.Key, s.Failed, s.ErrorHash)
 	}
 	return out
+}
+
+// TestSessionRewritten: a transcript rewritten in place (a filter run with
+// -i on it, say) rather than appended to is read again whole, even when it
+// grew: the bytes before where the last call stopped changed.
+func TestSessionRewritten(t *testing.T) {
+	d, err := loops.New(loops.Options{Min: loops.DefaultMin, Cycles: loops.DefaultCycles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CTX_STATE_DIR", t.TempDir())
+	table := tools.NewTable(nil)
+	line := func(id, cmd, out string, failed bool) string {
+		return fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"%s","name":"Bash","input":{"command":"%s"}}]}}`+"\n"+
+			`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"%s","type":"tool_result","content":"%s","is_error":%v}]}}`+"\n", id, cmd, id, out, failed)
+	}
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	first := line("t1", "make", "Exit code 2\\nmake: error", true) + line("t2", "ls", "a", false)
+	if err := os.WriteFile(file, []byte(first), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if steps, err := sessionSteps(file, transcript.ClaudeCode, table, d); err != nil || len(steps) != 2 {
+		t.Fatalf("first read: %d steps, %v", len(steps), err)
+	}
+	// Same length up to the end of the first read, other bytes, and more.
+	second := line("t1", "mbke", "Exit code 2\\nmake: error", true) + line("t2", "ls", "a", false) + line("t3", "pwd", "/", false)
+	if err := os.WriteFile(file, []byte(second), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := sessionSteps(file, transcript.ClaudeCode, table, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := transcripttest.Parse(t, []byte(second))
+	if want := d.Recent(loops.Steps(full, full.Cwd)); !slices.Equal(summary(steps), summary(want)) {
+		t.Errorf("after a rewrite:\n%s\nwant\n%s", strings.Join(summary(steps), "\n"), strings.Join(summary(want), "\n"))
+	}
 }
