@@ -145,11 +145,35 @@ func everyTool(t *testing.T, bin, path string) {
 			t.Errorf("%s: not run over the agent's transcript; add it to filterBins or reportBins", name)
 		}
 	}
+	checkBanner(t, filepath.Join(bin, "ctx-loops"), data)
+}
+
+// checkBanner runs ctx-loops --banner, the filter that adds a header above
+// every failed result: the output parses, keeps every call with its result,
+// and a second run changes nothing.
+func checkBanner(t *testing.T, exe string, in []byte) {
+	t.Helper()
+	out, err := runTool(exe, in, "--banner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
+	if len(after.Calls) != len(before.Calls) || len(after.Results) != len(before.Results) {
+		t.Errorf("ctx-loops --banner: %d calls and %d results out, %d and %d in", len(after.Calls), len(after.Results), len(before.Calls), len(before.Results))
+	}
+	for i, c := range after.Calls {
+		if (c.Result == nil) != (before.Calls[i].Result == nil) {
+			t.Errorf("ctx-loops --banner: call %s lost its result", c.ID)
+		}
+	}
+	if again, err := runTool(exe, out, "--banner"); err != nil || !bytes.Equal(again, out) {
+		t.Errorf("ctx-loops --banner is not idempotent on the agent's transcript (%v)", err)
+	}
 }
 
 // runTool runs a filter with in on its stdin.
-func runTool(exe string, in []byte) ([]byte, error) {
-	cmd := exec.Command(exe)
+func runTool(exe string, in []byte, args ...string) ([]byte, error) {
+	cmd := exec.Command(exe, args...)
 	cmd.Stdin = bytes.NewReader(in)
 	out, err := cmd.Output()
 	if err != nil {
