@@ -14,7 +14,7 @@ build:
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-# Build the tools and run design.md's pipeline on the shipped example
+# Build the tools and run the README's pipeline on the shipped example
 # session: what each filter did, then what it all saved.
 demo: build
 	$(BIN)/ctx-dedupe --stats $(EXAMPLE) \

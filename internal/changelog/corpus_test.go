@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,10 +19,7 @@ import (
 // independently of the model and of this package: from the raw JSON with
 // encoding/json, by tool name and, for shell tools, by the command's shape.
 func TestEveryEditOnce(t *testing.T) {
-	files := fixtures(t)
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := append(fixtures(t), testutil.CorpusIfPresent(t)...)
 	total := 0
 	for _, path := range files {
 		data, err := os.ReadFile(path)
@@ -202,10 +200,8 @@ func filesChanged(c rawCall) int {
 // wherever a whole read of a file follows changes to it, the file replayed
 // to the last change before the read is what the read shows.
 func TestReplayMatchesReads(t *testing.T) {
-	files := fixtures(t)
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := append(fixtures(t), filepath.Join(testutil.Root(t), "examples", "session.jsonl"))
+	files = append(files, testutil.CorpusIfPresent(t)...)
 	exact, formatted := 0, 0
 	for _, path := range files {
 		tr := transcripttest.Load(t, path)

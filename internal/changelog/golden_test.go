@@ -20,7 +20,7 @@ func fixtures(t testing.TB) []string {
 }
 
 // golden writes a report as Markdown and as JSON and compares both with
-// the golden files name.md and name.json.
+// the golden files <name>.md and <name>.json.
 func golden(t *testing.T, name string, rep Report) {
 	t.Helper()
 	var md bytes.Buffer

@@ -47,7 +47,9 @@ func (m *mdWriter) line(format string, args ...any) {
 	}
 	m.gap = false
 	if m.err == nil {
-		_, m.err = fmt.Fprintf(m.w, format+"\n", args...)
+		// Paths, intents and diffs come from the transcript: no control
+		// character of theirs reaches a terminal.
+		_, m.err = io.WriteString(m.w, textfmt.Escape(fmt.Sprintf(format, args...))+"\n")
 	}
 }
 

@@ -10,10 +10,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // Exit codes, the same for every binary.
@@ -23,9 +26,24 @@ const (
 	ExitUsage   = 2 // bad flags or arguments
 )
 
-// Version is the toolkit's version, set at build time with
+// Version is the toolkit's version when a build sets it, as a packager
+// building without the module's history may:
 // -ldflags "-X github.com/ctxkit/ctxkit/internal/cli.Version=v1.2.3".
-var Version = "dev"
+// Else --version reads the module's version from the build info.
+var Version string
+
+// version is what --version prints: Version, else the main module's version
+// as the go command stamped it (v1.2.3 from go install ...@v1.2.3, a
+// pseudo-version from go build in a checkout), else "dev".
+func version(set string, buildInfo func() (*debug.BuildInfo, bool)) string {
+	if set != "" {
+		return set
+	}
+	if info, ok := buildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
 
 // Command describes one binary.
 type Command struct {
@@ -43,6 +61,27 @@ type Env struct {
 	Name           string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	failed         bool   // an input failed (fail): the run exits 1
+	input          Source // the input Each is working on
+}
+
+// fail reports a failure that does not stop the run, such as a bad file
+// among several: one line on stderr, and exit status 1 at the end.
+func (e *Env) fail(err error) {
+	e.failed = true
+	printError(e.Stderr, e.Name, err.Error())
+}
+
+// note prints a line of a report to stderr (a --stats line) after the
+// command's name, escaped: it names files and may quote a transcript.
+func (e *Env) note(line string) {
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, textfmt.Escape(line))
+}
+
+// printError prints an error as every binary does: one line, the command's
+// name first, control characters escaped.
+func printError(w io.Writer, name, msg string) {
+	fmt.Fprintf(w, "%s: %s\n", name, textfmt.Escape(strings.TrimSpace(msg)))
 }
 
 // exitError carries an exit code with its message.
@@ -75,13 +114,14 @@ func Main(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer)
 // printed once, as one line on stderr prefixed with the command's name.
 func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var actionErr error
+	env := &Env{Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	app := &ucli.App{
 		Name:            cmd.Name,
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + exitCodesHelp,
-		Version:         Version,
+		Description:     cmd.Description + filesHelp(cmd.Flags) + exitCodesHelp,
+		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,
 		Reader:          stdin,
@@ -94,15 +134,16 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		},
 		ExitErrHandler: func(*ucli.Context, error) {},
 		Action: func(c *ucli.Context) error {
-			actionErr = cmd.Run(&Env{Context: c, Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr})
+			env.Context = c
+			actionErr = cmd.Run(env)
 			return actionErr
 		},
 	}
 	err := app.Run(reorder(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd.Flags))
-	if err == nil {
-		return ExitOK
-	}
-	if isBrokenPipe(err) {
+	if err == nil || isBrokenPipe(err) {
+		if env.failed {
+			return ExitFailure
+		}
 		return ExitOK
 	}
 	code := ExitUsage // anything urfave/cli rejects before the action runs
@@ -116,11 +157,11 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if code == ExitUsage && inHook(args) {
 		code = ExitFailure // an agent reads 2 as "block the call"
 	}
-	msg := strings.TrimSpace(err.Error())
+	msg := err.Error()
 	if code == ExitUsage {
 		msg += " (see " + cmd.Name + " --help)"
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", cmd.Name, msg)
+	printError(stderr, cmd.Name, msg)
 	return code
 }
 
@@ -128,7 +169,8 @@ const exitCodesHelp = `
 
 EXIT CODES:
    0  success
-   1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure
+   1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure,
+      of any one file among several (the others are still done)
    2  bad usage (an unknown flag, a bad value)`
 
 func isBrokenPipe(err error) bool {

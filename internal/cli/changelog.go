@@ -66,24 +66,28 @@ func runChangelog(e *Env) error {
 			}
 		}
 	}
-	inputs, err := e.Inputs()
+	srcs, err := e.Sources()
 	if err != nil {
 		return err
 	}
 	if at != "" {
-		if len(inputs) > 1 {
-			return Usagef("--at replays one transcript; %d given", len(inputs))
+		if len(srcs) > 1 || srcs[0].dir {
+			return Usagef("--at replays one transcript; %d given", len(srcs))
 		}
-		return e.printAt(inputs[0], file, at)
+		return e.Each(srcs, func(in Input) error { return e.printAt(in, file, at) })
 	}
 	opts := changelog.Options{Diff: e.Bool("diff"), Context: e.Bool("context")}
 	var hs []*changelog.History
-	for _, in := range inputs {
+	err = e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
 		}
 		hs = append(hs, changelog.Analyze(t, in.Display(), opts))
+		return nil
+	})
+	if err != nil || len(hs) == 0 {
+		return err
 	}
 	ropts := changelog.ReportOptions{Merge: e.Bool("merge"), IncludeFailed: e.Bool("include-failed")}
 	rep := changelog.NewChangelog(hs, ropts)

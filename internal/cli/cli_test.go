@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -43,8 +46,7 @@ func TestScripts(t *testing.T) {
 	root := testutil.Root(t)
 	fixtures := filepath.Join(root, "testdata", "formats")
 	corpus := testutil.CorpusDir(t)
-	_, err := os.Stat(corpus)
-	haveCorpus := err == nil
+	haveCorpus := len(testutil.CorpusIfPresent(t)) > 0
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -54,8 +56,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "corpus" {
+			switch cond {
+			case "corpus":
 				return haveCorpus, nil
+			case "root": // permissions do not stop root
+				return os.Geteuid() == 0, nil
 			}
 			return false, errors.New("unknown condition " + cond)
 		},
@@ -78,6 +83,47 @@ func TestScripts(t *testing.T) {
 				if got != want {
 					ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 				}
+			},
+			// islink FILE checks that FILE is a symbolic link.
+			"islink": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: islink FILE")
+				}
+				st, err := os.Lstat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if isLink := st.Mode()&os.ModeSymlink != 0; isLink == neg {
+					ts.Fatalf("%s: link %v, want %v", args[0], isLink, !neg)
+				}
+			},
+			// mode FILE PERM checks FILE's permission bits (octal).
+			"mode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: mode FILE PERM")
+				}
+				want, err := strconv.ParseUint(args[1], 8, 32)
+				ts.Check(err)
+				st, err := os.Stat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if got := st.Mode().Perm(); got != os.FileMode(want) {
+					ts.Fatalf("%s: mode %#o, want %#o", args[0], got, want)
+				}
+			},
+			// age FILE DURATION sets FILE's modification time DURATION back.
+			"age": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: age FILE DURATION")
+				}
+				d, err := time.ParseDuration(args[1])
+				ts.Check(err)
+				then := time.Now().Add(-d)
+				ts.Check(os.Chtimes(ts.MkAbs(args[0]), then, then))
+			},
+			// mkfifo FILE makes a named pipe.
+			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: mkfifo FILE")
+				}
+				ts.Check(mkfifo(ts.MkAbs(args[0])))
 			},
 		},
 	})
@@ -113,9 +159,11 @@ func shell(t *testing.T) (run func(script string, env ...string) (string, string
 	}, dir
 }
 
-// TestBrokenPipe runs ctx-count | head in a shell: the report is cut, and
-// ctx-count ends quietly with status 0.
-func TestBrokenPipe(t *testing.T) {
+// TestTeeBrokenPipe runs ctx-count --tee | head in a shell: the transcript
+// passed on is cut, but the report still reaches stderr, and the status (1)
+// and one line after the report say what happened. (Without --tee, a closed
+// pipe ends a run quietly: TestRunBrokenPipeIsQuiet, TestTruncatePipeline.)
+func TestTeeBrokenPipe(t *testing.T) {
 	run, dir := shell(t)
 	// A transcript far larger than a pipe's buffer.
 	var b strings.Builder
@@ -130,8 +178,16 @@ func TestBrokenPipe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "in.json"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, errs, err := run(`ctx-count --tee in.json | head -c 10 >/dev/null`); err != nil || errs != "" {
-		t.Fatalf("ctx-count | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
+	out, errs, err := run(`ctx-count --tee in.json | head -c 10 >/dev/null; echo "${PIPESTATUS[0]}"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "1\n" {
+		t.Errorf("ctx-count --tee | head exited with %q, want 1", out)
+	}
+	report, last, _ := strings.Cut(strings.TrimSuffix(errs, "\n"), "\nctx-count: ")
+	if !strings.Contains(report, "  total ") || !strings.HasPrefix(last, "--tee: stdout was closed after ") || !strings.HasSuffix(last, " of 600,001 bytes: the transcript passed on is cut") {
+		t.Errorf("stderr: %q, want the report, then the line that says the transcript was cut", errs)
 	}
 }
 
@@ -167,7 +223,7 @@ func TestReorder(t *testing.T) {
 // TestTeeCorpus: with --tee, every real transcript passes through byte for
 // byte, and the report goes to stderr.
 func TestTeeCorpus(t *testing.T) {
-	for _, path := range testutil.CorpusFiles(t) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -204,5 +260,57 @@ func TestTruncatePipeline(t *testing.T) {
 	}
 	if _, errs, err := run(`ctx-truncate "$S" | head -c 10 >/dev/null`, session); err != nil || errs != "" {
 		t.Errorf("ctx-truncate | head: %v, stderr %q; want status 0 and nothing on stderr", err, errs)
+	}
+}
+
+// TestErrorsEscapeNames: a file name is printed escaped in an error, in a
+// --stats line and in ctx-count's headline, so that a hostile name found in
+// a directory cannot drive the terminal.
+func TestErrorsEscapeNames(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "s\x1b[2J.jsonl")
+	bad := filepath.Join(dir, "b\x1b]0;x\x07.jsonl")
+	if err := os.WriteFile(good, []byte(`{"role":"user","content":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("{\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw := regexp.MustCompile("[\x00-\x08\x0b-\x1f\x7f]")
+	var stdout, stderr bytes.Buffer
+	code := Run(Dedupe, []string{"ctx-dedupe", "--stats", "-o", filepath.Join(dir, "out"), dir}, strings.NewReader(""), &stdout, &stderr)
+	if code != ExitFailure || raw.MatchString(stderr.String()) ||
+		!strings.Contains(stderr.String(), `b\x1b]0;x\x07.jsonl:`) || !strings.Contains(stderr.String(), `s\x1b[2J.jsonl: 0 reads`) {
+		t.Errorf("exit %d, stderr %q: want 1, and both names escaped", code, stderr.String())
+	}
+	stdout.Reset()
+	code = Run(Count, []string{"ctx-count", good}, strings.NewReader(""), &stdout, &stderr)
+	if code != ExitOK || raw.MatchString(stdout.String()) || !strings.Contains(stdout.String(), `s\x1b[2J.jsonl: openai, `) {
+		t.Errorf("exit %d, stdout %q: want 0, and the name escaped", code, stdout.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	built := func(v string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/ctxkit/ctxkit", Version: v}}, true
+		}
+	}
+	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	cases := []struct {
+		name, set string
+		info      func() (*debug.BuildInfo, bool)
+		want      string
+	}{
+		{"go install @v1.2.3", "", built("v1.2.3"), "v1.2.3"},
+		{"go build in a checkout", "", built("v0.0.0-20260101120000-abcdef123456+dirty"), "v0.0.0-20260101120000-abcdef123456+dirty"},
+		{"go run, no version stamped", "", built("(devel)"), "dev"},
+		{"no build info", "", none, "dev"},
+		{"-ldflags -X", "v9.9.9", built("v1.2.3"), "v9.9.9"},
+	}
+	for _, c := range cases {
+		if got := version(c.set, c.info); got != c.want {
+			t.Errorf("%s: version %q, want %q", c.name, got, c.want)
+		}
 	}
 }

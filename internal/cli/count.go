@@ -3,12 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/count"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // Count is ctx-count.
@@ -37,7 +39,7 @@ EXAMPLES:
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print the report as JSON (schema in docs/count.md)"},
 		&ucli.IntFlag{Name: "top", Value: 10, EnvVars: []string{"CTX_TOP"}, Usage: "list the `N` largest tool results"},
 		&ucli.IntFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a context window of `N` tokens, e.g. 200000"},
-		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr"},
+		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"},
 		&ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"},
 		FormatFlag,
 		ToolKindFlag,
@@ -57,16 +59,17 @@ func runCount(e *Env) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := e.Inputs()
+	srcs, err := e.Sources()
 	if err != nil {
 		return err
 	}
 	tee := e.Bool("tee")
-	if tee && len(inputs) > 1 {
-		return Usagef("--tee passes one transcript through; %d given", len(inputs))
+	if tee && (len(srcs) > 1 || srcs[0].dir) {
+		return Usagef("--tee passes one transcript through; a directory or %d files given", len(srcs))
 	}
 	s := count.Summary{Version: count.SchemaVersion, Encoding: ctr.Name()}
-	for _, in := range inputs {
+	var teed []byte
+	err = e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
@@ -74,12 +77,19 @@ func runCount(e *Env) error {
 		r := count.Count(t, ctr, top)
 		r.File = in.Display()
 		s.Files = append(s.Files, r)
+		if tee {
+			teed = in.Data
+		}
+		return nil
+	})
+	if err != nil || len(s.Files) == 0 {
+		return err
 	}
 	s.Total = s.Files[0]
 	if len(s.Files) > 1 {
 		s.Total = count.Merge(s.Files, top)
-		s.Total.File = ""
 	}
+	s.Total.File = "" // the total is of every file, even of one
 	if budget > 0 {
 		s.Budget = count.NewBudget(budget, s.Total.Tokens)
 	}
@@ -110,8 +120,16 @@ func runCount(e *Env) error {
 		return err
 	}
 	if tee {
-		if _, err := e.Stdout.Write(inputs[0].Data); err != nil {
-			return err
+		if n, err := e.Stdout.Write(teed); err != nil {
+			// The report still goes out, and the status says that the
+			// transcript passed on was cut.
+			if _, err := reportTo.Write(report.Bytes()); err != nil {
+				return err
+			}
+			if isBrokenPipe(err) {
+				err = errors.New("stdout was closed")
+			}
+			return Failf("--tee: %v after %s of %s bytes: the transcript passed on is cut", err, textfmt.Int(n), textfmt.Int(len(teed)))
 		}
 	}
 	_, err = reportTo.Write(report.Bytes())

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bufio"
-	"fmt"
+	"bytes"
+	"io"
+	"os"
 	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
@@ -16,80 +18,144 @@ func FilterFlags(own ...ucli.Flag) []ucli.Flag {
 	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, FormatFlag, ToolKindFlag)
 }
 
-// Filter runs a filter over the inputs: each is parsed, given to apply, and
-// written back in its own format, to stdout (one input), in place (-i) or to
-// a directory (-o DIR). Nothing is written until every input has been
-// filtered, so a bad input leaves stdout and the files untouched. apply
-// returns the --stats line for its transcript.
+// Filter runs a filter over the inputs, one at a time: each is parsed,
+// given to apply, and written back in its own format, to stdout (one
+// input), in place (-i) or to a directory (-o DIR). A bad input gets its
+// error and the others go on (Each). apply returns the --stats line for its
+// transcript; e.InputName names it.
 func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error {
-	inputs, err := e.Inputs()
+	srcs, err := e.Sources()
 	if err != nil {
 		return err
 	}
-	dest, dir, err := e.Destination(inputs)
+	dest, err := e.destination(srcs)
 	if err != nil {
 		return err
 	}
-	ts := make([]*transcript.Transcript, len(inputs))
-	stats := make([]string, len(inputs))
-	for i, in := range inputs {
+	stats := e.Bool(StatsFlag.Name)
+	several := len(srcs) > 1 || len(srcs) == 1 && srcs[0].dir
+	files := newFileWriter()
+	return e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
 		}
-		if stats[i], err = apply(t); err != nil {
+		line, err := apply(t)
+		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}
-		ts[i] = t
-	}
-	for i, in := range inputs {
-		t := ts[i]
-		ts[i] = nil
-		out := in.Data
+		// Straight from the input and the edits, without a copy of the
+		// whole output in memory.
+		var out io.WriterTo = t
+		if !t.Changed() {
+			out = bytes.NewReader(in.Data)
+		}
 		switch {
-		case !t.Changed():
-		case dest == ToStdout:
-			// Straight from the input and the edits, without a copy of
-			// the whole output in memory.
-			w := bufio.NewWriterSize(e.Stdout, 1<<20)
-			if _, err := t.WriteTo(w); err != nil {
-				return err
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			continue
-		default:
-			out = t.Bytes()
-		}
-		switch dest {
-		case ToStdout:
-			if _, err := e.Stdout.Write(out); err != nil {
-				return err
-			}
-		case InPlace:
+		case dest.inPlace:
 			if t.Changed() {
-				if err := WriteFile(in.Name, out); err != nil {
-					return Failf("%v", err)
-				}
+				err = files.write(in.Name, out)
 			}
-		case ToDir:
-			name := filepath.Base(in.Name)
-			if in.Name == "-" {
-				name = "stdin"
+		case dest.dir != "":
+			err = files.write(filepath.Join(dest.dir, in.out), out)
+		default:
+			err = copyTo(e.Stdout, out)
+		}
+		if err != nil {
+			return err
+		}
+		if stats {
+			if several {
+				line = in.Display() + ": " + line
 			}
-			if err := WriteFile(filepath.Join(dir, name), out); err != nil {
-				return Failf("%v", err)
+			e.note(line)
+		}
+		return nil
+	})
+}
+
+// copyTo writes content to w through a buffer: a transcript writes itself
+// in many small pieces.
+func copyTo(w io.Writer, content io.WriterTo) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if _, err := content.WriteTo(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// destination is where a filter's results go.
+type destination struct {
+	inPlace bool
+	dir     string // -o DIR
+}
+
+// destination reads -i and -o and checks them against the inputs, before
+// anything is read or written: several inputs need one of them, stdin
+// cannot be rewritten in place, and no two inputs may be written to the
+// same file nor over another input. A missing -o DIR is created when the
+// first result is written into it.
+func (e *Env) destination(srcs []Source) (destination, error) {
+	d := destination{inPlace: e.Bool(InPlaceFlag.Name), dir: e.outDir()}
+	switch {
+	case d.inPlace && d.dir != "":
+		return d, Usagef("-i and -o cannot be used together")
+	case d.inPlace:
+		for i, s := range srcs {
+			if s.Name == "-" {
+				return d, Usagef("-i rewrites files; stdin cannot be rewritten in place")
 			}
+			if s.err == nil {
+				srcs[i].err = regularFile(s.Name)
+			}
+		}
+	case d.dir != "":
+		if st, err := os.Stat(d.dir); err == nil && !st.IsDir() {
+			return d, Usagef("-o %s: not a directory", d.dir)
+		}
+		return d, collisions(d.dir, srcs)
+	case len(srcs) > 1:
+		return d, Usagef("%d files given: write them back with -i, or to a directory with -o DIR", len(srcs))
+	case len(srcs) == 1 && srcs[0].dir:
+		return d, Usagef("a directory given: write its transcripts back with -i, or to a directory with -o DIR")
+	}
+	return d, nil
+}
+
+// regularFile refuses, for -i, what cannot be rewritten in place: a FIFO
+// (reading it would consume it), a device, a socket. A link is followed.
+func regularFile(name string) error {
+	st, err := os.Stat(name)
+	if err != nil {
+		return fileError(name, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Failf("%s: not a regular file: -i rewrites regular files only", name)
+	}
+	return nil
+}
+
+// collisions refuses -o DIR when two inputs would be written to the same
+// file, or one over another input before it is read.
+func collisions(dir string, srcs []Source) error {
+	inputs := map[string]string{}
+	for _, s := range srcs {
+		if s.Name != "-" && s.err == nil {
+			inputs[realPath(s.Name)] = s.Name
 		}
 	}
-	if e.Bool(StatsFlag.Name) {
-		for i, in := range inputs {
-			prefix := e.Name + ": "
-			if len(inputs) > 1 {
-				prefix += in.Display() + ": "
-			}
-			fmt.Fprintln(e.Stderr, prefix+stats[i])
+	outputs := map[string]string{}
+	for _, s := range srcs {
+		if s.err != nil {
+			continue
+		}
+		out := filepath.Join(dir, s.out)
+		key := realPath(out)
+		if other, ok := outputs[key]; ok {
+			return Usagef("-o %s: %s and %s would both be written to %s: give them apart (one -o DIR each)", dir, other, s.Display(), out)
+		}
+		outputs[key] = s.Display()
+		if in, ok := inputs[key]; ok && in != s.Name {
+			return Usagef("-o %s: %s would be written over the input %s", dir, s.Display(), in)
 		}
 	}
 	return nil

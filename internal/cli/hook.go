@@ -64,8 +64,7 @@ func (e *Env) Hook(handle Handler) (err error) {
 
 // hookError is the one line a failing hook leaves on stderr.
 func (e *Env) hookError(err error) {
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
-	fmt.Fprintf(e.Stderr, "%s --hook: %s; the call goes on unchanged\n", e.Name, msg)
+	printError(e.Stderr, e.Name+" --hook", err.Error()+"; the call goes on unchanged")
 }
 
 // inHook reports whether a command line runs a hook, so that even a usage

@@ -288,6 +288,6 @@ func writeState[T any](path string, s sessionState[T]) {
 		return
 	}
 	if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-		_ = WriteFile(path, data)
+		_ = newFileWriter().write(path, bytes.NewReader(data))
 	}
 }

@@ -1,11 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -14,49 +16,230 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// Input is one transcript to read: a file, or stdin.
+// Source is one transcript the arguments name, not read yet: a FILE, a
+// transcript found in a directory, or stdin.
+type Source struct {
+	Name string // as named: an argument, a path found in a directory argument, or "-" for stdin
+	out  string // where -o DIR puts its result, relative to DIR
+	dir  bool   // found in a directory argument
+	err  error  // why it cannot be read: a missing file, a directory that cannot be walked
+}
+
+// Display is how messages name the source.
+func (s Source) Display() string {
+	if s.Name == "-" {
+		return "<stdin>"
+	}
+	return s.Name
+}
+
+// Input is a source, read.
 type Input struct {
-	Name string // as given on the command line; "-" for stdin
+	Source
 	Data []byte
 }
 
-// Display is how messages name the input.
-func (in Input) Display() string {
-	if in.Name == "-" {
-		return "<stdin>"
-	}
-	return in.Name
-}
+// transcriptExts are the names a directory walk takes: Claude Code and Codex
+// sessions, messages and trajectories in JSON, SWE-agent trajectories.
+var transcriptExts = []string{".jsonl", ".json", ".traj"}
 
-// Inputs reads the FILE arguments, or stdin when there are none or a FILE is
-// "-". Stdin is read at most once.
-func (e *Env) Inputs() ([]Input, error) {
-	names := e.Args().Slice()
-	if len(names) == 0 {
-		names = []string{"-"}
+// Sources resolves the arguments into the transcripts they name, in order:
+// a FILE as it is, whatever its name; a directory walked (as gofmt does)
+// for *.jsonl, *.json and *.traj files, in lexical order, leaving out the
+// names that start with a dot and the -o directory; stdin when there is no
+// argument, or for "-". An argument that cannot be read is a Source whose
+// Each reports the error, so the others still go through.
+func (e *Env) Sources() ([]Source, error) {
+	args := e.Args().Slice()
+	if len(args) == 0 {
+		args = []string{"-"}
 	}
-	var out []Input
-	stdinRead := false
-	for _, name := range names {
-		if name == "-" {
-			if stdinRead {
+	skip := ""
+	if dir := e.outDir(); dir != "" {
+		skip = realPath(dir)
+	}
+	var out []Source
+	stdin := false
+	for _, arg := range args {
+		if arg == "-" {
+			if stdin {
 				return nil, Usagef("stdin (-) named more than once")
 			}
-			stdinRead = true
-			data, err := io.ReadAll(e.Stdin)
-			if err != nil {
-				return nil, Failf("<stdin>: %v", err)
-			}
-			out = append(out, Input{Name: name, Data: data})
+			stdin = true
+			out = append(out, Source{Name: arg, out: "stdin"})
 			continue
 		}
-		in, err := e.readFile(name)
-		if err != nil {
-			return nil, err
+		st, err := os.Stat(arg)
+		switch {
+		case err != nil:
+			out = append(out, Source{Name: arg, err: fileError(arg, err)})
+		case st.IsDir():
+			out = append(out, walk(arg, skip)...)
+		default:
+			out = append(out, Source{Name: arg, out: filepath.Base(arg)})
 		}
-		out = append(out, in)
 	}
 	return out, nil
+}
+
+// walk lists the transcripts under a directory argument. A link to a
+// directory is followed there (not below: WalkDir follows none), so that a
+// linked ~/.claude/projects works; the files keep the argument's name.
+func walk(root, skip string) []Source {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return []Source{{Name: root, err: fileError(root, err)}}
+	}
+	var out []Source
+	err = filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
+		rel, relErr := filepath.Rel(real, path)
+		if relErr != nil {
+			return relErr
+		}
+		name := filepath.Join(root, rel)
+		switch {
+		case err != nil:
+			out = append(out, Source{Name: name, dir: true, err: fileError(name, err)})
+			return nil
+		case d.IsDir() && skip != "" && realPath(path) == skip:
+			return filepath.SkipDir
+		case d.IsDir() || !isTranscriptName(d):
+			return nil
+		}
+		out = append(out, Source{Name: name, out: rel, dir: true})
+		return nil
+	})
+	if err != nil {
+		return []Source{{Name: root, err: fileError(root, err)}}
+	}
+	if len(out) == 0 {
+		return []Source{{Name: root, err: Failf("%s: a directory without transcripts (*.jsonl, *.json, *.traj)", root)}}
+	}
+	return out
+}
+
+// realPath is a path made absolute, its links resolved where it exists, to
+// compare with others.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// isTranscriptName says whether a directory walk takes a file: not hidden
+// (our own temporary files are), named like a transcript, and a regular file
+// or a link (a FIFO would block the walk's reader).
+func isTranscriptName(d fs.DirEntry) bool {
+	name := d.Name()
+	if strings.HasPrefix(name, ".") || !(d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
+		return false
+	}
+	for _, ext := range transcriptExts {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileError is a failure naming a file, with the operating system's reason
+// alone, "s.jsonl: no such file or directory": not the temporary file's name
+// nor the operation.
+func fileError(name string, err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return Failf("%s: %v", name, err)
+}
+
+// Each reads the sources one at a time and gives each to do. A source that
+// cannot be read, or that do fails on, gets its one-line error on stderr and
+// the others go on; the run then exits 1 (as gofmt and grep do). A usage
+// error or a closed stdout ends the run at once.
+func (e *Env) Each(srcs []Source, do func(in Input) error) error {
+	defer func() { e.input = Source{} }()
+	for _, s := range srcs {
+		e.input = s
+		err := s.err
+		if err == nil {
+			var in Input
+			if in, err = e.read(s); err == nil {
+				err = do(in)
+			}
+		}
+		if err == nil {
+			continue
+		}
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == ExitUsage || isBrokenPipe(err) {
+			return err
+		}
+		e.fail(err)
+	}
+	return nil
+}
+
+// InputName names the input that Each is giving to do, as messages name it:
+// for the code that do calls (a filter's apply, say) and that reports on it.
+func (e *Env) InputName() string { return e.input.Display() }
+
+// read reads one source.
+func (e *Env) read(s Source) (Input, error) {
+	if s.Name == "-" {
+		data, err := io.ReadAll(e.Stdin)
+		if err != nil {
+			return Input{}, Failf("<stdin>: %v", err)
+		}
+		return Input{Source: s, Data: data}, nil
+	}
+	data, err := os.ReadFile(s.Name)
+	if err != nil {
+		return Input{}, fileError(s.Name, err)
+	}
+	return Input{Source: s, Data: data}, nil
+}
+
+// readFile reads a file named by a flag (--before).
+func (e *Env) readFile(name string) (Input, error) {
+	return e.read(Source{Name: name})
+}
+
+// filesHelp is what --help says about FILEs, directories and batches: the
+// inputs, then where a filter's results go, or what a report does with a
+// bad file.
+func filesHelp(flags []ucli.Flag) string {
+	help := `
+
+FILES AND DIRECTORIES:
+   With no FILE, or with "-", stdin is read. A directory is walked for *.jsonl, *.json and
+   *.traj files (names starting with "." left out), as gofmt walks one for .go files:
+   ~/.claude/projects and ~/.codex/sessions work as they are.`
+	if !slices.Contains(flags, ucli.Flag(InPlaceFlag)) {
+		return help + `
+   A bad file among several gets its one-line error on stderr, the report covers the others,
+   and the exit status is 1.`
+	}
+	return help + `
+   The result goes to stdout; several FILEs, or a directory, need -i or -o DIR. A bad file
+   among several gets its one-line error on stderr, the others are still filtered and written,
+   and the exit status is 1.
+   -i rewrites each file atomically: a temporary file beside it (.NAME.ctx-*.tmp), flushed to
+   the disk, then renamed over it. A link's target is rewritten and the link kept; the mode,
+   and the owner and group where permitted, are kept; a FIFO or a device is refused. A
+   temporary file that a killed run left behind is removed by a later run writing beside it.
+   -o DIR writes a FILE to DIR/<its name>, and a file found in a directory to DIR/<its path
+   under that directory>; DIR and its subdirectories are created as needed. Two inputs that
+   would be written to the same file, or one over another input, are refused (exit 2) before
+   anything is written.`
 }
 
 // Flags shared by the binaries, each with its CTX_ environment twin.
@@ -70,10 +253,14 @@ var (
 	StatsFlag = &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"},
 		Usage: "print a one-line summary of what changed to stderr"}
 	InPlaceFlag = &ucli.BoolFlag{Name: "in-place", Aliases: []string{"i"}, EnvVars: []string{"CTX_IN_PLACE"},
-		Usage: "rewrite each FILE in place (atomically: a temporary file, then rename)"}
+		Usage: "rewrite each FILE in place, atomically (a temporary file beside it, then rename); a link's target is rewritten, the link kept"}
 	OutDirFlag = &ucli.StringFlag{Name: "output-dir", Aliases: []string{"o"}, EnvVars: []string{"CTX_OUTPUT_DIR"},
-		Usage: "write each FILE's result to `DIR`/<its name>"}
+		Usage: "write each FILE's result to `DIR`/<its name>, and a file found in a directory to DIR/<its path under that directory>; DIR is created if missing"}
 )
+
+// outDir is -o's directory: "" without it, and for the commands that have
+// no -o.
+func (e *Env) outDir() string { return e.String(OutDirFlag.Name) }
 
 // Load parses an input with the --format and --tool-kind flags. A bad
 // transcript is a failure that names the input, line and column.
@@ -109,83 +296,4 @@ func (e *Env) Counter() (tokens.Counter, error) {
 		return nil, Usagef("--encoding: %v", err)
 	}
 	return c, nil
-}
-
-// Output is where a filter's result for one input goes.
-type Output int
-
-// Where filter results go.
-const (
-	ToStdout Output = iota
-	InPlace
-	ToDir
-)
-
-// Destination decides where results go from -i and -o, and checks the
-// combination: several inputs need one of them, stdin cannot be rewritten in
-// place.
-func (e *Env) Destination(inputs []Input) (Output, string, error) {
-	inPlace, dir := e.Bool(InPlaceFlag.Name), e.String(OutDirFlag.Name)
-	switch {
-	case inPlace && dir != "":
-		return 0, "", Usagef("-i and -o cannot be used together")
-	case inPlace:
-		for _, in := range inputs {
-			if in.Name == "-" {
-				return 0, "", Usagef("-i rewrites files; stdin cannot be rewritten in place")
-			}
-		}
-		return InPlace, "", nil
-	case dir != "":
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return 0, "", Usagef("-o %s: not a directory", dir)
-		}
-		return ToDir, dir, nil
-	case len(inputs) > 1:
-		return 0, "", Usagef("%d files given: write them back with -i, or to a directory with -o DIR", len(inputs))
-	}
-	return ToStdout, "", nil
-}
-
-// WriteFile writes data to path atomically: a temporary file in the same
-// directory, renamed over path; the temporary file is removed on any error.
-// The file keeps its permissions.
-func WriteFile(path string, data []byte) (err error) {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = io.Copy(tmp, bytes.NewReader(data)); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// readFile reads one named file as an Input.
-func (e *Env) readFile(name string) (Input, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return Input{}, Failf("%s: %v", name, err)
-	}
-	return Input{Name: name, Data: data}, nil
 }

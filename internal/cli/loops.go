@@ -92,12 +92,12 @@ func runLoops(e *Env) error {
 			return Usagef("--%s goes with --banner, which writes the transcript back", name)
 		}
 	}
-	inputs, err := e.Inputs()
+	srcs, err := e.Sources()
 	if err != nil {
 		return err
 	}
 	s := loops.Summary{Version: loops.SchemaVersion, Min: e.Int("min"), Cycles: e.Int("cycles")}
-	for _, in := range inputs {
+	err = e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
@@ -105,6 +105,10 @@ func runLoops(e *Env) error {
 		r := d.Analyze(t)
 		r.File = in.Display()
 		s.Files = append(s.Files, r)
+		return nil
+	})
+	if err != nil || len(s.Files) == 0 {
+		return err
 	}
 	var out bytes.Buffer
 	if e.Bool("json") {

@@ -20,7 +20,7 @@ type filterStep struct {
 	args []string
 }
 
-// pipeline is design.md's pipeline, with ctx-summarize's protection lowered
+// pipeline is the README's pipeline, with ctx-summarize's protection lowered
 // so that it acts on small transcripts too.
 var pipeline = []filterStep{
 	{Dedupe, []string{"--all-tools"}},
@@ -56,10 +56,7 @@ func TestPipeline(t *testing.T) {
 }
 
 func testPipeline(t *testing.T, pipeline []filterStep) {
-	files := []string{filepath.Join(testutil.Root(t), "examples", "session.jsonl")}
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := append([]string{filepath.Join(testutil.Root(t), "examples", "session.jsonl")}, testutil.CorpusIfPresent(t)...)
 	for _, path := range files {
 		t.Run(testutil.Name(path), func(t *testing.T) {
 			in, err := os.ReadFile(path)

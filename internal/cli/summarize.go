@@ -118,18 +118,12 @@ func runSummarize(e *Env) error {
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
 	err = e.Filter(func(t *transcript.Transcript) (string, error) {
 		r := f.Apply(t)
+		r.File = e.InputName()
 		report.Files = append(report.Files, r)
 		return r.String(), nil
 	})
 	if err != nil || !asJSON {
 		return err
-	}
-	names := e.Args().Slice()
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	for i := range report.Files {
-		report.Files[i].File = Input{Name: names[i]}.Display()
 	}
 	enc := json.NewEncoder(e.Stderr)
 	enc.SetIndent("", "  ")

@@ -4,6 +4,7 @@ package count
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -193,7 +194,30 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 		rep.FilesRead = append(rep.FilesRead, *f)
 	}
 	rep.finish(top)
+	rep.detach()
 	return rep
+}
+
+// detach copies the strings the report keeps out of the transcript's bytes
+// and lets go of the results past the top, so that the bytes can go: a
+// batch keeps a report per file.
+func (r *Report) detach() {
+	// A copy, even of none: a slice cut to its top, empty or not, still
+	// holds the array of every result.
+	r.Largest = append(make([]Result, 0, len(r.Largest)), r.Largest...)
+	for i := range r.Roles {
+		r.Roles[i].Role = strings.Clone(r.Roles[i].Role)
+	}
+	for i := range r.Tools {
+		r.Tools[i].Name = strings.Clone(r.Tools[i].Name)
+	}
+	for i := range r.Largest {
+		x := &r.Largest[i]
+		x.CallID, x.Tool, x.Target = strings.Clone(x.CallID), strings.Clone(x.Tool), strings.Clone(x.Target)
+	}
+	for i := range r.FilesRead {
+		r.FilesRead[i].Path = strings.Clone(r.FilesRead[i].Path)
+	}
 }
 
 func imageCost(b transcript.Block) int {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -48,10 +50,7 @@ func TestGolden(t *testing.T) {
 // result tokens, and a merge of one report is that report.
 func TestSums(t *testing.T) {
 	ctr := counter(t)
-	files := testutil.Fixtures(t)
-	if dir := testutil.CorpusDir(t); dirExists(dir) {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
+	files := testutil.FixturesAndCorpus(t)
 	var reports []Report
 	for _, path := range files {
 		r := Count(transcripttest.Load(t, path), ctr, -1)
@@ -96,11 +95,6 @@ func TestSums(t *testing.T) {
 	}
 }
 
-func dirExists(dir string) bool {
-	st, err := os.Stat(dir)
-	return err == nil && st.IsDir()
-}
-
 func TestRereads(t *testing.T) {
 	// a.go read whole twice, then lines 1-10 once, then a failed read; b.go once.
 	in := `[
@@ -136,4 +130,30 @@ func TestRereads(t *testing.T) {
 	if r.Errors != 1 {
 		t.Errorf("errors = %d, want 1", r.Errors)
 	}
+}
+
+// TestReportOutlivesInput: a report does not keep its transcript's bytes
+// alive, whatever --top, so that a batch of files is not all in memory at
+// once.
+func TestReportOutlivesInput(t *testing.T) {
+	ctr := counter(t)
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		for _, top := range []int{0, 1, -1} {
+			r, bytes := countFile(t, path, ctr, top)
+			runtime.GC()
+			if bytes.Value() != nil {
+				t.Errorf("%s, top %d: the report keeps the transcript's bytes", path, top)
+			}
+			runtime.KeepAlive(r)
+		}
+	}
+}
+
+// countFile counts a file, and returns a weak pointer to its bytes.
+func countFile(t *testing.T, path string, ctr tokens.Counter, top int) (Report, weak.Pointer[byte]) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Count(transcripttest.Parse(t, data), ctr, top), weak.Make(&data[0])
 }

@@ -68,7 +68,7 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 	t := s.Total
 	if len(s.Files) == 1 {
 		f := s.Files[0]
-		p.line("%s: %s, %s messages, %s tool calls, %s failed", f.File, f.Format, textfmt.Int(f.Messages), textfmt.Int(f.ToolCalls), textfmt.Int(f.Errors))
+		p.line("%s: %s, %s messages, %s tool calls, %s failed", textfmt.Escape(f.File), f.Format, textfmt.Int(f.Messages), textfmt.Int(f.ToolCalls), textfmt.Int(f.Errors))
 	} else {
 		p.heading("Files")
 		tb := textfmt.Table{Indent: "  ", Right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true}}

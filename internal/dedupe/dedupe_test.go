@@ -263,16 +263,12 @@ func check(t *testing.T, in, out []byte, opts Options) {
 
 // inputs are every fixture and every corpus file.
 func inputs(t *testing.T) []string {
-	files := testutil.Fixtures(t)
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
-	return append(files, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))
+	return append(testutil.FixturesAndCorpus(t), filepath.Join(testutil.Root(t), "examples", "session.jsonl"))
 }
 
 // TestInvariants runs ctx-dedupe over every fixture and corpus file with
 // several settings (the default only under -race or -short): every
-// invariant of design.md holds, and every pointer and diff holds.
+// invariant of docs/model.md holds, and every pointer and diff holds.
 func TestInvariants(t *testing.T) {
 	settings := map[string]func(*Options){
 		"default": nil,

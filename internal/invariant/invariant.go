@@ -1,5 +1,5 @@
 // Package invariant checks, for tests, the invariants every filter keeps
-// (design.md): the same format and layout out as in, byte for byte when
+// (docs/model.md): the same format and layout out as in, byte for byte when
 // nothing changed; no message dropped or reordered, every call with its
 // result; idempotent and deterministic; never more tokens out than in; and
 // every pointer pointing at a whole result that is still there.

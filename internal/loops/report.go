@@ -98,22 +98,22 @@ func (s Summary) WriteText(w io.Writer) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %s, %s, %s failed; %s\n", r.File, r.Format, plural(r.Calls, "call"), textfmt.Int(r.Failed), loopCount(len(r.Loops)))
+		fmt.Fprintf(&b, "%s: %s, %s, %s failed; %s\n", textfmt.Escape(r.File), r.Format, plural(r.Calls, "call"), textfmt.Int(r.Failed), loopCount(len(r.Loops)))
 		for _, l := range r.Loops {
-			head := "  " + string(l.Kind) + "  " + l.Tool
+			head := "  " + string(l.Kind) + "  " + textfmt.Escape(l.Tool)
 			if l.What != "" {
-				head += "  " + textfmt.Clip(oneLine(l.What), 100)
+				head += "  " + textfmt.Escape(textfmt.Clip(l.What, 100))
 			}
 			b.WriteString(head + "\n")
 			ids := make([]string, len(l.Calls))
 			for j, c := range l.Calls {
-				ids[j] = c.CallID
+				ids[j] = textfmt.Escape(c.CallID)
 			}
 			fmt.Fprintf(&b, "    %s from %s to %s: %s\n", plural(l.Count, "call"), where(l.First), where(l.Last), strings.Join(ids, ", "))
 			if l.Error != "" {
-				fmt.Fprintf(&b, "    error: %s\n", oneLine(l.Error))
+				fmt.Fprintf(&b, "    error: %s\n", textfmt.Escape(l.Error))
 			}
-			fmt.Fprintf(&b, "    %s\n", l.Verdict)
+			fmt.Fprintf(&b, "    %s\n", textfmt.Escape(l.Verdict))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -139,10 +139,4 @@ func loopCount(n int) string {
 		return "no loops"
 	}
 	return plural(n, "loop")
-}
-
-// oneLine keeps a report's line on one line: control characters and line
-// breaks of an error or a command become spaces.
-func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }), " ")
 }

@@ -30,14 +30,10 @@ var configs = []struct {
 
 // inputs are the fixtures and, where it is present, the corpus.
 func inputs(t *testing.T) []string {
-	files := testutil.Fixtures(t)
-	if st, err := os.Stat(testutil.CorpusDir(t)); err == nil && st.IsDir() {
-		files = append(files, testutil.CorpusFiles(t)...)
-	}
-	return files
+	return testutil.FixturesAndCorpus(t)
 }
 
-// TestInvariants runs every design.md invariant (invariant.Check) over every
+// TestInvariants runs every invariant of docs/model.md (invariant.Check) over every
 // fixture and corpus file with each configuration, and checks what
 // ctx-summarize adds: only old results of kinds it may summarize change,
 // into [ctx-summarize] summaries that name the tool, the target and how the

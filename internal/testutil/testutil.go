@@ -4,7 +4,9 @@ package testutil
 
 import (
 	"bytes"
+	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -69,10 +71,25 @@ func CorpusDir(t testing.TB) string {
 }
 
 // CorpusFiles lists every transcript of the corpus, sorted. It skips the test
-// when the corpus is absent (a user's clone has none).
+// when the corpus is absent or empty (a user's clone has none).
 func CorpusFiles(t testing.TB) []string {
 	t.Helper()
+	files := CorpusIfPresent(t)
+	if len(files) == 0 {
+		t.Skipf("no corpus of real transcripts at %s (set CTX_CORPUS to use one elsewhere)", CorpusDir(t))
+	}
+	return files
+}
+
+// CorpusIfPresent lists every transcript of the corpus, sorted, and none when
+// the corpus is absent or empty: for the tests that check the in-repo
+// fixtures and add the corpus where there is one.
+func CorpusIfPresent(t testing.TB) []string {
+	t.Helper()
 	dir := CorpusDir(t)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	var files []string
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -84,11 +101,18 @@ func CorpusFiles(t testing.TB) []string {
 		}
 		return nil
 	})
-	if err != nil || len(files) == 0 {
-		t.Skipf("no corpus of real transcripts at %s (set CTX_CORPUS to use one elsewhere)", dir)
+	if err != nil {
+		t.Fatalf("the corpus of real transcripts: %v", err)
 	}
 	sort.Strings(files)
 	return files
+}
+
+// FixturesAndCorpus lists the shared fixtures, then the corpus where there
+// is one.
+func FixturesAndCorpus(t testing.TB) []string {
+	t.Helper()
+	return append(Fixtures(t), CorpusIfPresent(t)...)
 }
 
 // BenchInputs reads what benchmarks measure: $CTX_BENCH_FILE (make one

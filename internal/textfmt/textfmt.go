@@ -1,4 +1,5 @@
-// Package textfmt formats numbers and aligned tables for people to read.
+// Package textfmt formats numbers, aligned tables and text from transcripts
+// for people to read.
 package textfmt
 
 import (
@@ -44,8 +45,15 @@ type Table struct {
 	rows   [][]string
 }
 
-// Row adds a row.
-func (t *Table) Row(cells ...string) { t.rows = append(t.rows, cells) }
+// Row adds a row, each cell escaped: cells hold names and paths from
+// transcripts.
+func (t *Table) Row(cells ...string) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		row[i] = Escape(c)
+	}
+	t.rows = append(t.rows, row)
+}
 
 // Write writes the table. The last column is not padded.
 func (t *Table) Write(w io.Writer) error {
@@ -127,4 +135,51 @@ func Clip(s string, n int) string {
 		return s
 	}
 	return s[:RuneOffset(s, n-1)] + "…"
+}
+
+// Escape makes text from a transcript safe to print in a report: the control
+// characters (C0 but the tab, DEL, C1) and the bytes that are not UTF-8
+// become escapes (\n, \x1b, \u009b, \xff), as ls -b and ripgrep do, so that
+// a tool name, a path or an error cannot move the cursor, clear the screen,
+// set the window title or break the report's lines. Other text comes back as
+// it is.
+func Escape(s string) string {
+	i := 0
+	for i < len(s) && (s[i] >= 0x20 && s[i] < 0x7f || s[i] == '\t') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c < 0x20 && c != '\t' || c == 0x7f:
+				fmt.Fprintf(&b, `\x%02x`, c)
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case r < 0xa0:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

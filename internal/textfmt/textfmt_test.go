@@ -3,6 +3,7 @@ package textfmt
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestInt(t *testing.T) {
@@ -76,4 +77,58 @@ func TestClip(t *testing.T) {
 	if got := RuneOffset("héllo", 2); got != 3 {
 		t.Errorf("RuneOffset(héllo, 2) = %d, want 3", got)
 	}
+}
+
+func TestEscape(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"", ""},
+		{"internal/store/store.go", "internal/store/store.go"},
+		{"é.go — ok", "é.go — ok"},
+		{"a\tb", "a\tb"},
+		{"\x1b]0;pwned\x07title", `\x1b]0;pwned\x07title`},
+		{"\x1b[2J\x1b[Hclear", `\x1b[2J\x1b[Hclear`},
+		{"two\nlines\r\n", `two\nlines\r\n`},
+		{"del\x7f", `del\x7f`},
+		{"csi \u009b2J", `csi \u009b2J`},
+		{"bad \xff\xfe utf-8", `bad \xff\xfe utf-8`},
+		{"nbsp\u00a0kept", "nbsp\u00a0kept"},
+		{"nul\x00", `nul\x00`},
+	}
+	for _, c := range cases {
+		if got := Escape(c.in); got != c.want {
+			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestTableEscapes(t *testing.T) {
+	tb := Table{}
+	tb.Row("TOOL", "PATH")
+	tb.Row("\x1b[31mBash", "a\nb")
+	var b strings.Builder
+	if err := tb.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "TOOL          PATH\n\\x1b[31mBash  a\\nb\n"
+	if b.String() != want {
+		t.Errorf("table:\n%q\nwant:\n%q", b.String(), want)
+	}
+}
+
+func FuzzEscape(f *testing.F) {
+	f.Add("\x1b[2J\u009b\xff\ttab\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		e := Escape(s)
+		if !utf8.ValidString(e) {
+			t.Fatalf("Escape(%q) = %q: not UTF-8", s, e)
+		}
+		for _, r := range e {
+			if r < 0x20 && r != '\t' || r >= 0x7f && r < 0xa0 {
+				t.Fatalf("Escape(%q) = %q holds control character %U", s, e, r)
+			}
+		}
+		if Escape(e) != e {
+			t.Fatalf("Escape(%q) = %q is not stable", s, e)
+		}
+	})
 }

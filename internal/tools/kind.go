@@ -13,7 +13,7 @@ import (
 // Kind is what a tool call does.
 type Kind string
 
-// The kinds, as design.md names them.
+// The kinds, as docs/tool-kinds.md names them.
 const (
 	Read   Kind = "read"
 	Edit   Kind = "edit"

@@ -16,7 +16,7 @@ import (
 // exactly those an independent reading of the file finds; every result can
 // be rewritten in place and read back.
 func TestCorpus(t *testing.T) {
-	for _, path := range testutil.CorpusFiles(t) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
 		t.Run(testutil.Name(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -167,7 +167,7 @@ func must(t *testing.T, err error) {
 // TestCorpusPairing checks that in real transcripts every call found has its
 // result and every result its call, except where the file itself lacks one.
 func TestCorpusPairing(t *testing.T) {
-	for _, path := range testutil.CorpusFiles(t) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
 		tr, _ := parseFile(t, path)
 		ids := map[string]int{}
 		for _, c := range tr.Calls {

@@ -28,14 +28,14 @@ func corpusOptions(t *testing.T) map[string]Options {
 	}
 }
 
-// TestCorpusInvariants checks every invariant of design.md on every file of
+// TestCorpusInvariants checks every invariant of docs/model.md on every file of
 // the corpus: same format and layout, byte for byte where nothing changed;
 // no message dropped or reordered; idempotent and deterministic; never more
 // tokens; pointers point at whole results; errors of failed calls survive;
 // and ctx-truncate's own rules: nothing outside its scope is touched, no
 // mirror keeps the full text of a cut result, every cut says what it cut.
 func TestCorpusInvariants(t *testing.T) {
-	files := testutil.CorpusFiles(t)
+	files := testutil.FixturesAndCorpus(t)
 	for name, opts := range corpusOptions(t) {
 		if (testing.Short() || raceEnabled) && name != "default" && name != "all-small" {
 			continue // every token is counted several times: slow under -race
@@ -119,7 +119,7 @@ func TestCorpusPipeline(t *testing.T) {
 	ctr := counter(t, tokens.Default)
 	first := Options{All: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 20, Counter: ctr}}
 	second := Options{All: true, Rules: Rules{Max: 200, Head: 20, Tail: 20, KeepMatches: 0, Counter: ctr}}
-	for _, f := range testutil.CorpusFiles(t) {
+	for _, f := range testutil.FixturesAndCorpus(t) {
 		in, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -41,17 +41,15 @@ func TestSplitPointsAddUp(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		budget = 60_000
 	}
-	if _, err := os.Stat(testutil.CorpusDir(t)); err == nil {
-		for _, f := range testutil.CorpusFiles(t) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := transcripttest.Parse(t, data)
-			for i, r := range tr.Results {
-				if i%3 == 0 && strings.Contains(r.Text(), "\n") {
-					texts = append(texts, r.Text())
-				}
+	for _, f := range testutil.CorpusIfPresent(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := transcripttest.Parse(t, data)
+		for i, r := range tr.Results {
+			if i%3 == 0 && strings.Contains(r.Text(), "\n") {
+				texts = append(texts, r.Text())
 			}
 		}
 	}
