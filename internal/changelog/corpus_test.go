@@ -65,6 +65,10 @@ type rawCall struct {
 func rawEdits(t *testing.T, data []byte) map[string]int {
 	var values []map[string]any
 	trimmed := strings.TrimSpace(string(data))
+	var traj struct{ History []map[string]any }
+	if strings.HasPrefix(trimmed, "{") && json.Unmarshal(data, &traj) == nil && traj.History != nil {
+		return rawActionEdits(traj.History)
+	}
 	switch {
 	case strings.HasPrefix(trimmed, "["):
 		if err := json.Unmarshal(data, &values); err != nil {
@@ -139,6 +143,40 @@ func rawEdits(t *testing.T, data []byte) map[string]int {
 		if n := filesChanged(c); n > 0 && ok[c.id] {
 			want[c.id] = n
 		}
+	}
+	return want
+}
+
+// rawActionEdits finds the edits of a SWE-agent trajectory's history: an
+// assistant's action that edits, creates or inserts (or is
+// str_replace_editor, but not its view), whose observation follows it. Its
+// id is its tool call's, or step-N for the Nth action.
+func rawActionEdits(history []map[string]any) map[string]int {
+	want := map[string]int{}
+	open, steps := "", 0
+	for _, m := range history {
+		action := strings.TrimSpace(str(m["action"]))
+		switch {
+		case m["role"] == "assistant" && action != "":
+			steps++
+			open = ""
+			id := fmt.Sprintf("step-%d", steps)
+			if tcs, isList := m["tool_calls"].([]any); isList && len(tcs) > 0 {
+				id = str(tcs[0].(map[string]any)["id"])
+			}
+			switch words := strings.Fields(action); words[0] {
+			case "edit", "create", "insert":
+				open = id
+			case "str_replace_editor":
+				if len(words) > 1 && words[1] != "view" {
+					open = id
+				}
+			}
+			continue
+		case open != "" && (m["role"] == "user" || m["role"] == "tool"):
+			want[open] = 1
+		}
+		open = ""
 	}
 	return want
 }

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -165,6 +166,9 @@ func describeChange(c *Change, fc fileChange, beforeKnown bool, why string) stri
 			return b.String()
 		}
 		b.WriteString(", ")
+	}
+	if o, ok := fc.op.(linesOp); ok && !c.Counted {
+		return fmt.Sprintf("lines %d-%d replaced by %s; %s", o.from, o.to, lines(patch.CountLines(o.text)), why)
 	}
 	if !c.Counted {
 		b.WriteString("lines changed not known: " + why)

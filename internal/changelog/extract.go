@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -35,15 +36,18 @@ var (
 // changesOf reads what an edit or write call changes, file by file.
 func changesOf(c *transcript.Call, cwd string) []fileChange {
 	norm := func(p string) string { return tools.NormPath(p, c.Args.Dir, cwd) }
+	if a := tools.ParseAction(c.Input); a.Command != "" && a.Command == c.Name {
+		return actionChanges(c, a, norm)
+	}
 	if c.Args.Command != "" {
 		return shellChanges(c, norm)
 	}
 	in := c.Input
-	if !gjson.Valid(in) {
+	if !jsonscan.Valid(in) {
 		// A custom tool's free-form input: Codex's apply_patch.
 		return patchChanges(c, in, norm)
 	}
-	args := gjson.Parse(in)
+	args := gjson.Parse(jsonscan.LastWins(in)) // of repeated keys, the last, as the tool saw
 	for _, key := range patchKeys {
 		if v := args.Get(key); v.Type == gjson.String && isPatch(v.Str) {
 			return patchChanges(c, v.Str, norm)
@@ -97,6 +101,55 @@ func changesOf(c *transcript.Call, cwd string) []fileChange {
 		return unknownChanges(c, norm, "an edit sketch (code_edit) that the tool merged into the file")
 	}
 	return unknownChanges(c, norm, "the call's arguments do not show the change")
+}
+
+// actionChanges reads what a SWE-agent action changes, in the file the
+// call is about (for edit and insert, the viewer's open file).
+func actionChanges(c *transcript.Call, a tools.Action, norm func(string) string) []fileChange {
+	one := func(action Action, o op) []fileChange {
+		return []fileChange{{path: cmp.Or(norm(c.Args.Path), noPath), action: action, op: o}}
+	}
+	arg := func(i int) string {
+		if i < len(a.Args) {
+			return a.Args[i]
+		}
+		return ""
+	}
+	switch a.Command {
+	case "create":
+		return one(Create, setOp{content: "\n"}) // SWE-agent creates a file of one empty line
+	case "edit":
+		switch {
+		case a.Lines != tools.Range{}:
+			return one(Edit, linesOp{from: a.Lines.Start, to: a.Lines.End, text: a.Text})
+		case len(a.Args) >= 2:
+			// Replaces in the lines shown: replayed on the whole file, it
+			// is refused where the old text is not unique there.
+			r := replacement{old: arg(0), new: arg(1), all: strings.EqualFold(arg(2), "true")}
+			ch := one(Edit, replaceOp{r})
+			ch[0].all = r.all
+			return ch
+		}
+		return unknownChanges(c, norm, "a rewrite of the lines the viewer showed")
+	case "insert":
+		if n, err := strconv.Atoi(arg(1)); err == nil {
+			return one(Edit, insertOp{line: n, text: arg(0)})
+		}
+		return one(Edit, appendOp{text: strings.TrimSuffix(arg(0), "\n") + "\n"})
+	case "str_replace_editor":
+		switch arg(0) {
+		case "create":
+			return one(Create, setOp{content: a.Flags["file_text"]})
+		case "str_replace":
+			return one(Edit, replaceOp{{old: a.Flags["old_str"], new: a.Flags["new_str"]}})
+		case "insert":
+			n, _ := strconv.Atoi(a.Flags["insert_line"])
+			return one(Edit, insertOp{line: n, text: a.Flags["new_str"]})
+		case "undo_edit":
+			return one(Edit, undoOp{})
+		}
+	}
+	return unknownChanges(c, norm, "the action does not show the change")
 }
 
 func unknownChanges(c *transcript.Call, norm func(string) string, why string) []fileChange {
@@ -228,7 +281,8 @@ var printfEscapes = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`)
 
 // fullRead returns the content of the file that a successful whole read
 // shows: the result's text, without the line numbers that Claude Code's
-// Read and str_replace_editor's view put in front of each line. A read
+// Read and str_replace_editor's view put in front of each line, or the
+// lines of a SWE-agent window that shows the whole file. A read
 // that may be cut (Claude Code stops at 2,000 lines and cuts lines longer
 // than 2,000 characters), a shell read (whose output its tool may frame or
 // trim), or a stub ("File unchanged since last read") is not the full
@@ -237,6 +291,12 @@ func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 	r := c.Result
 	if r == nil || r.Failed() || c.Kind != tools.Read || c.Args.Command != "" || !c.Args.Range.Whole() {
 		return "", false
+	}
+	if t.Format == transcript.SWEAgent {
+		// SWE-agent's viewer shows a numbered window of the file.
+		if w, ok := tools.ParseWindow(r.Text()); ok {
+			return w.Content(), w.Whole()
+		}
 	}
 	text, empty := stripReminders(r.Text())
 	if text == "" {

@@ -43,6 +43,7 @@ func TestGoldenFixtures(t *testing.T) {
 		"codex-patch.jsonl":      "src/discount.js",
 		"anthropic-intent.json":  "config/settings.toml",
 		"openai-intent.json":     "api/health.go",
+		"swe-agent-edits.traj":   "app/config.py",
 	}
 	for _, path := range fixtures(t) {
 		name := filepath.Base(path)

@@ -73,6 +73,20 @@ type insertOp struct {
 func (o insertOp) apply(before string) (string, error) { return patch.Insert(before, o.line, o.text) }
 func (o insertOp) pieces() []piece                     { return []piece{{new: o.text}} }
 
+// linesOp replaces lines from to to (1-based, inclusive) with text:
+// SWE-agent's edit N:M.
+type linesOp struct {
+	from, to int
+	text     string
+}
+
+func (o linesOp) apply(before string) (string, error) {
+	return patch.ReplaceLines(before, o.from, o.to, o.text)
+}
+
+// pieces is nil: the lines replaced are not in the call, only their number.
+func (o linesOp) pieces() []piece { return nil }
+
 // appendOp adds text at the end: cat >> F, tee -a.
 type appendOp struct{ text string }
 

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -302,8 +301,10 @@ func intentOf(c *transcript.Call) string {
 	if c.Args.Intent != "" {
 		return c.Args.Intent
 	}
-	if v := gjson.Get(c.Input, "instructions"); v.Type == gjson.String && gjson.Valid(c.Input) {
-		return v.Str
+	if jsonscan.Valid(c.Input) {
+		if v := jsonscan.Parse(c.Input, 0).Get("instructions"); v.IsString() {
+			return v.Str()
+		}
 	}
 	return ""
 }

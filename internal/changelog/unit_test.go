@@ -267,6 +267,8 @@ func TestChangesOf(t *testing.T) {
 		{"patch heredoc", "Bash", `{"command":"patch -p1 <<'EOF'\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+A\nEOF"}`, []want{{"x.txt", Edit, "A\nb\n"}}},
 		{"patch from a file", "Bash", `{"command":"patch -p1 x.txt fix.diff"}`, []want{{"x.txt", Edit, "?"}}},
 		{"apply_patch heredoc", "exec_command", `{"cmd":"apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x.txt\n*** End Patch\nEOF"}`, []want{{"x.txt", Delete, ""}}},
+		{"repeated keys: the last wins", "Edit", `{"file_path":"/w/y.txt","old_string":"a","new_string":"A","file_path":"/w/x.txt","new_string":"Z"}`, []want{{"x.txt", Edit, "Z\nb\n"}}},
+		{"repeated keys in MultiEdit's edits", "MultiEdit", `{"file_path":"x.txt","edits":[{"old_string":"a","old_string":"b","new_string":"B"}]}`, []want{{"x.txt", Edit, "a\nB\n"}}},
 		{"apply_patch argv", "shell", `{"command":["apply_patch","*** Begin Patch\n*** Update File: x.txt\n*** Move to: z.txt\n@@\n-b\n+c\n*** End Patch"]}`, []want{{"x.txt", Move, "a\nc\n"}}},
 	}
 	for _, c := range cases {

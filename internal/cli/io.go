@@ -245,7 +245,7 @@ FILES AND DIRECTORIES:
 // Flags shared by the binaries, each with its CTX_ environment twin.
 var (
 	FormatFlag = &ucli.StringFlag{Name: "format", Value: "auto", EnvVars: []string{"CTX_FORMAT"},
-		Usage: "transcript format: auto, openai, anthropic, claude-code or codex"}
+		Usage: "transcript format: auto, openai, anthropic, claude-code, codex or swe-agent"}
 	ToolKindFlag = &ucli.StringSliceFlag{Name: "tool-kind", EnvVars: []string{"CTX_TOOL_KINDS"},
 		Usage: "treat tool `NAME=KIND` as that kind (read, edit, write, shell, list, search, git, web, other); repeatable, or comma-separated"}
 	EncodingFlag = &ucli.StringFlag{Name: "encoding", Value: tokens.Default, EnvVars: []string{"CTX_ENCODING"},

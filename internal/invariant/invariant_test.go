@@ -41,3 +41,41 @@ func TestCompareCatchesBreakage(t *testing.T) {
 		t.Errorf("the identity: %v", err)
 	}
 }
+
+// traj is a SWE-agent trajectory: calls without ids (step-1, step-2), each
+// paired with the message after it, and a trajectory of copies.
+const traj = `{"trajectory":[{"action":"open a.py\n","observation":"[File: /r/a.py (2 lines total)]\n1:x = 1\n2:y = 2\n"},{"action":"open a.py\n","observation":"[File: /r/a.py (2 lines total)]\n1:x = 1\n2:y = 2\n"}],
+"history":[
+{"role":"user","content":"go"},
+{"role":"assistant","content":"look","action":"open a.py\n"},
+{"role":"user","content":"[File: /r/a.py (2 lines total)]\n1:x = 1\n2:y = 2\n(Open file: /r/a.py)"},
+{"role":"assistant","content":"again","action":"open a.py\n"},
+{"role":"user","content":"[File: /r/a.py (2 lines total)]\n1:x = 1\n2:y = 2\n(Open file: /r/a.py)"}
+]}`
+
+// TestCompareCatchesBreakageSWEAgent: in a SWE-agent trajectory a call and
+// its result are paired by position; moving, dropping or merging messages
+// breaks the pairs and must be caught, as must touching the trajectory
+// without a result changing.
+func TestCompareCatchesBreakageSWEAgent(t *testing.T) {
+	obs := `{"role":"user","content":"[File: /r/a.py (2 lines total)]\n1:x = 1\n2:y = 2\n(Open file: /r/a.py)"}`
+	cases := map[string]string{
+		"dropped observation": strings.Replace(traj, ",\n"+obs+"\n]", "\n]", 1),
+		"observation moved":   strings.Replace(strings.Replace(traj, obs+",\n", "", 1), "\n]}", ",\n"+obs+"\n]}", 1),
+		"action changed":      strings.Replace(traj, `"content":"again","action":"open a.py\n"`, `"content":"again","action":"open b.py\n"`, 1),
+		"trajectory touched":  strings.Replace(traj, `"observation":"[File: /r/a.py (2 lines total)]\n1:x = 1\n2:y = 2\n"}]`, `"observation":"gone"}]`, 1),
+		"pointer down":        strings.Replace(traj, obs+",\n", `{"role":"user","content":"[ctx-dedupe] see call step-2"},`+"\n", 1),
+	}
+	for name, out := range cases {
+		if out == traj {
+			t.Fatalf("%s: the case changes nothing", name)
+		}
+		if err := Compare([]byte(traj), []byte(out)); err == nil {
+			t.Errorf("%s: not caught", name)
+		}
+	}
+	good := strings.Replace(traj, ",\n"+obs+"\n]", ",\n"+`{"role":"user","content":"[ctx-dedupe] see call step-1"}`+"\n]", 1)
+	if err := Compare([]byte(traj), []byte(good)); err != nil {
+		t.Errorf("a good pointer: %v", err)
+	}
+}

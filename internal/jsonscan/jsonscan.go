@@ -6,7 +6,8 @@
 // strings. A Value is a JSON value's raw text and where it starts in the
 // input; Fields walks an object once for several keys, Each walks an array,
 // and Str decodes a string only when asked. The input must be valid JSON
-// (gjson.Valid): that is what lets the scanner be this small.
+// (Check): that is what lets the scanner be this small. Nothing here
+// recurses, so no input can exhaust the stack.
 package jsonscan
 
 import (
@@ -100,23 +101,26 @@ func (v Value) Get(key string) Value { return v.Fields(key)[0] }
 
 // Fields returns the values of the given keys of an object, in the order
 // asked, in one pass over it. A missing key, or a value that is not an
-// object, gives values that do not exist; a repeated key gives its first
-// value, as gjson does.
+// object, gives values that do not exist; a repeated key gives its last
+// value, as encoding/json and Python's json do, and so the agents that
+// wrote the file.
 func (v Value) Fields(keys ...string) []Value {
 	out := make([]Value, len(keys))
 	if !v.IsObject() {
 		return out
 	}
-	left := len(keys)
 	s := v.Raw
 	i := 1
-	for left > 0 {
+	for {
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] != '"' {
 			break // '}' or the end
 		}
 		kEnd := skipString(s, i)
 		key := s[i+1 : kEnd-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = decodeKey(key)
+		}
 		i = skipSpace(s, kEnd)
 		i = skipSpace(s, i+1) // the colon
 		vEnd := skipValue(s, i)
@@ -124,9 +128,8 @@ func (v Value) Fields(keys ...string) []Value {
 			break // not valid JSON: stop rather than loop
 		}
 		for j, want := range keys {
-			if !out[j].Exists() && keyIs(key, want) {
+			if key == want {
 				out[j] = Value{Raw: s[i:vEnd], Off: v.Off + i}
-				left--
 				break
 			}
 		}
@@ -136,14 +139,6 @@ func (v Value) Fields(keys ...string) []Value {
 		}
 	}
 	return out
-}
-
-// keyIs compares a raw key (between its quotes) with a plain key.
-func keyIs(raw, want string) bool {
-	if raw == want {
-		return true
-	}
-	return strings.IndexByte(raw, '\\') >= 0 && gjson.Parse(`"`+raw+`"`).Str == want
 }
 
 // Each calls fn for every element of an array, in order, until fn returns

@@ -27,13 +27,15 @@ func checkScan(t *testing.T, doc string) {
 		case g.IsObject():
 			var keys []string
 			var vals []gjson.Result
-			seen := map[string]bool{}
+			seen := map[string]int{}
 			g.ForEach(func(k, gv gjson.Result) bool {
-				if !seen[k.Str] { // the first of repeated keys
-					seen[k.Str] = true
-					keys = append(keys, k.Str)
-					vals = append(vals, gv)
+				if j, ok := seen[k.Str]; ok { // the last of repeated keys
+					vals[j] = gv
+					return true
 				}
+				seen[k.Str] = len(keys)
+				keys = append(keys, k.Str)
+				vals = append(vals, gv)
 				return true
 			})
 			got := v.Fields(append(keys, "\x00absent")...)
@@ -88,8 +90,14 @@ func TestScan(t *testing.T) {
 	} {
 		checkScan(t, doc)
 	}
-	if got := (Value{Raw: `{"eA":1}`}).Get("eA"); got.Raw != "1" {
+	if got := (Value{Raw: `{"e\u0041":1}`}).Get("eA"); got.Raw != "1" {
 		t.Errorf("escaped key: got %q", got.Raw)
+	}
+	// A repeated key gives its last value, as encoding/json does, an
+	// escaped spelling of it too.
+	dup := Value{Raw: `{"content":"first","role":"tool","content":"second","r\u006fle":"user"}`}
+	if f := dup.Fields("content", "role"); f[0].Str() != "second" || f[1].Str() != "user" {
+		t.Errorf("repeated keys: got %q and %q, want the last of each", f[0].Raw, f[1].Raw)
 	}
 }
 
@@ -97,7 +105,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(`{"a":[1,"x",{"b":null}],"c":"\"}"}`)
 	f.Add(`[{"role":"tool","content":"a\\"},2]`)
 	f.Fuzz(func(t *testing.T, doc string) {
-		if !gjson.Valid(doc) {
+		if !Valid(doc) {
 			return
 		}
 		checkScan(t, doc)
@@ -120,7 +128,7 @@ func TestStrPrefix(t *testing.T) {
 func FuzzStrPrefix(f *testing.F) {
 	f.Add(`"a\"b\\c\u0041\ud83d\ude00 tail"`, 4)
 	f.Fuzz(func(t *testing.T, raw string, n int) {
-		if !gjson.Valid(raw) || raw[0] != '"' || n < 0 {
+		if !Valid(raw) || raw[0] != '"' || n < 0 {
 			return
 		}
 		v := Value{Raw: raw}

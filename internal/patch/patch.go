@@ -1,6 +1,6 @@
 // Package patch applies to a file's text the changes that agents' edit
 // tools describe: old/new string replacements (Edit, MultiEdit,
-// str_replace_editor), line inserts, Codex's apply_patch envelope, unified
+// str_replace_editor), line inserts and replacements (SWE-agent's edit N:M), Codex's apply_patch envelope, unified
 // diffs (patch, git apply) and sed substitutions (sed -i). It is pure:
 // text in, text out, and an error that says what did not match.
 package patch
@@ -53,6 +53,32 @@ func Insert(content string, n int, text string) (string, error) {
 		return content + "\n" + text, nil // after a last line without its newline
 	}
 	return content[:off] + text + content[off:], nil
+}
+
+// ReplaceLines replaces lines from to to (1-based, inclusive) of content
+// with text, as SWE-agent's edit N:M does; a range that ends before it
+// starts inserts the text before line from. The text becomes whole lines.
+func ReplaceLines(content string, from, to int, text string) (string, error) {
+	lines := SplitLines(content)
+	if from < 1 || from > len(lines)+1 {
+		return "", fmt.Errorf("replace lines %d-%d: the file has %d lines", from, to, len(lines))
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	to = min(max(to, from-1), len(lines))
+	var b strings.Builder
+	for _, l := range lines[:from-1] {
+		b.WriteString(l)
+	}
+	if from > 1 && !strings.HasSuffix(lines[from-2], "\n") {
+		b.WriteByte('\n') // after a last line without its newline
+	}
+	b.WriteString(text)
+	for _, l := range lines[to:] {
+		b.WriteString(l)
+	}
+	return b.String(), nil
 }
 
 // SplitLines splits text into lines, each with its newline; a last line

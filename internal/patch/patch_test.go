@@ -58,6 +58,32 @@ func TestInsert(t *testing.T) {
 	}
 }
 
+func TestReplaceLines(t *testing.T) {
+	cases := []struct {
+		content  string
+		from, to int
+		text     string
+		want     string
+		err      bool
+	}{
+		{"a\nb\nc\n", 2, 2, "B\n", "a\nB\nc\n", false},
+		{"a\nb\nc\n", 1, 3, "x", "x\n", false},
+		{"a\nb\nc\n", 2, 3, "", "a\n", false},             // a deletion
+		{"a\nb\nc\n", 3, 2, "i\n", "a\nb\ni\nc\n", false}, // an empty range inserts
+		{"a\nb\nc\n", 4, 4, "d\n", "a\nb\nc\nd\n", false}, // just past the end appends
+		{"a\nb", 3, 3, "c", "a\nb\nc\n", false},           // after a last line without its newline
+		{"a\nb\n", 2, 9, "B\n", "a\nB\n", false},          // a range past the end stops there
+		{"a\n", 3, 3, "x", "", true},
+		{"a\n", 0, 1, "x", "", true},
+	}
+	for _, c := range cases {
+		got, err := ReplaceLines(c.content, c.from, c.to, c.text)
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ReplaceLines(%q, %d, %d, %q) = %q, %v; want %q, error %v", c.content, c.from, c.to, c.text, got, err, c.want, c.err)
+		}
+	}
+}
+
 func TestCountLines(t *testing.T) {
 	for s, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "\n\n": 2} {
 		if got := CountLines(s); got != want {

@@ -96,7 +96,7 @@ func CorpusIfPresent(t testing.TB) []string {
 			return err
 		}
 		switch filepath.Ext(path) {
-		case ".json", ".jsonl":
+		case ".json", ".jsonl", ".traj":
 			files = append(files, path)
 		}
 		return nil

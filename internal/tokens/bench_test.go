@@ -128,6 +128,33 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
+// BenchmarkCountOneLetter counts 50 MB of one letter on one line, one
+// piece of the split: the pathological case of merging (it took 20 s and
+// 2 GB with the heap merge alone). The first round includes building the
+// backtracker's tables, as a process pays it once; tiktoken-go does not
+// finish it. MB-alloc/op is what a count allocates.
+func BenchmarkCountOneLetter(b *testing.B) {
+	text := strings.Repeat("a", 50<<20)
+	for _, name := range exactNames {
+		b.Run(name, func(b *testing.B) {
+			c := fast(b, name)
+			c.Count("warm up: load the ranks outside the timer")
+			b.SetBytes(int64(len(text)))
+			b.ResetTimer()
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			before := ms.TotalAlloc
+			for range b.N {
+				c.Count(text)
+			}
+			b.StopTimer()
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(ms.TotalAlloc-before)/float64(b.N)/(1<<20), "MB-alloc/op")
+		})
+	}
+}
+
 func (c *pieceCache) clear() {
 	*c = pieceCache{}
 }

@@ -16,6 +16,9 @@ type encoder struct {
 	ranks *rankTable
 	cache *pieceCache
 	texts *textCache // for CountAll
+	// bt counts the longest pieces; built when the first one comes.
+	btOnce sync.Once
+	bt     *backtracker
 }
 
 func newEncoder(name string, o200k bool) *encoder {
@@ -91,14 +94,18 @@ func (e *encoder) load() {
 
 // smallPiece is the longest piece merged with the quadratic loop over arrays
 // on the stack; longer ones, rare runs of letters or spaces, use a heap so a
-// megabyte of base64 letters does not take minutes.
+// megabyte of base64 letters does not take minutes, and from bigPiece on
+// the backtracker, linear in the piece (backtrack.go).
 const smallPiece = 64
 
 // merge runs byte-pair merging on p and returns the number of parts left:
 // repeatedly join the adjacent pair whose bytes have the lowest rank, the
 // leftmost on ties, until no pair is a token.
 func (e *encoder) merge(p string) int {
-	if len(p) > smallPiece {
+	switch {
+	case len(p) >= bigPiece:
+		return e.backtracker().count(p)
+	case len(p) > smallPiece:
 		return e.mergeLong(p)
 	}
 	// start[k] is where part k begins; rank[k] the rank of part k joined

@@ -150,14 +150,18 @@ func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
 	lower := lastPart(strings.ToLower(name))
 
 	if input.Type == gjson.String {
-		// A custom tool's free-form input: a patch or a command line.
-		var a Args
+		// A custom tool's free-form input: a SWE-agent action, a patch or a
+		// command line.
 		text := input.String()
+		if k, a, ok := t.classifyAction(lower, text); ok {
+			return k, a
+		}
+		var a Args
 		switch {
 		case isPatch(text):
 			a = withPaths(a, patchPaths(text))
 		case kind == Shell:
-			a.Command = text
+			a.Command = strings.TrimRight(text, "\r\n") // a line's end is not part of the command
 		}
 		if kind == "" {
 			kind = Other

@@ -3,6 +3,8 @@ package tools
 import (
 	"reflect"
 	"testing"
+
+	"github.com/tidwall/gjson"
 )
 
 // FuzzClassifyCommand: any command line classifies without panicking, and
@@ -38,6 +40,29 @@ func FuzzJoinArgv(f *testing.F) {
 		got := parseScript(JoinArgv(argv))
 		if len(got) != 1 || len(got[0]) != 1 || !reflect.DeepEqual(got[0][0].words, argv) {
 			t.Fatalf("JoinArgv(%q) = %q parses back as %+v", argv, JoinArgv(argv), got)
+		}
+	})
+}
+
+// FuzzAction: any action parses and classifies without panicking; an
+// action of one of SWE-agent's commands goes by its name, and a window
+// read from any text counts up.
+func FuzzAction(f *testing.F) {
+	for _, s := range []string{
+		"edit 3:4\n  x\nend_of_edit\n", "open \"a b.py\" 20", "str_replace_editor view /t/x.py --view_range 1 -1",
+		"edit 'a' 'b' True", "search_file x", "insert 'y' 3", "ls -la", "[File: /a (2 lines total)]\n1:x\n2:y\n",
+	} {
+		f.Add(s)
+	}
+	table := NewTable(nil)
+	f.Fuzz(func(t *testing.T, action string) {
+		name := ActionName(action)
+		kind, args := table.Classify(name, gjson.Result{Type: gjson.String, Str: action})
+		if (kind == Write || kind == Edit) && len(args.Paths) > 0 && args.Paths[0] != args.Path {
+			t.Fatalf("%q: %s of %q but paths %q", action, kind, args.Path, args.Paths)
+		}
+		if w, ok := ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
+			t.Fatalf("ParseWindow(%q) = %+v", action, w)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -79,6 +80,7 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 	switch {
 	case trimmed[0] == '[':
 		must(t, json.Unmarshal(trimmed, &records))
+	case format == SWEAgent:
 	case format == OpenAI || format == Anthropic:
 		var doc map[string]any
 		if json.Unmarshal(trimmed, &doc) == nil {
@@ -99,6 +101,9 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 		}
 	}
 	str := func(v any) string { s, _ := v.(string); return s }
+	if format == SWEAgent {
+		return sweOracle(t, trimmed)
+	}
 	for _, rec := range records {
 		msg := rec
 		switch format {
@@ -142,6 +147,37 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 				}
 			}
 		}
+	}
+	return calls, results
+}
+
+// sweOracle reads a SWE-agent trajectory's calls and results: an
+// assistant's action is a call, with its tool call's id or step-N for the
+// Nth action; the user or tool message after it is its result.
+func sweOracle(t *testing.T, data []byte) (calls, results []string) {
+	var doc struct {
+		History []struct {
+			Role      string
+			Action    *string
+			ToolCalls []struct{ ID string } `json:"tool_calls"`
+		}
+	}
+	must(t, json.Unmarshal(data, &doc))
+	open, steps := "", 0
+	for _, m := range doc.History {
+		switch {
+		case m.Role == "assistant" && m.Action != nil && strings.TrimSpace(*m.Action) != "":
+			steps++
+			open = fmt.Sprintf("step-%d", steps)
+			if len(m.ToolCalls) > 0 {
+				open = m.ToolCalls[0].ID
+			}
+			calls = append(calls, open)
+			continue
+		case open != "" && (m.Role == "user" || m.Role == "tool"):
+			results = append(results, open)
+		}
+		open = ""
 	}
 	return calls, results
 }

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 )
 
@@ -77,7 +75,15 @@ func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, 
 	case c.IsString():
 		ref.kind = inString
 	case c.IsArray():
-		images, keep := scanBlocks(c)
+		images, keep, texts := scanBlocks(c)
+		if len(texts) == 1 {
+			// One text block: its string is the text, and a rewrite
+			// replaces that string alone, so the array keeps its layout
+			// (a pretty-printed document keeps its lines).
+			ref.kind, ref.value = inString, texts[0]
+			ref.start, ref.end = texts[0].Span()
+			return ref, images
+		}
 		ref.kind, ref.keep = inBlocks, keep
 		return ref, images
 	default:
@@ -330,7 +336,7 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 		if ref.kind == inString && strings.HasPrefix(out.Raw, `"{`) {
 			// Some versions wrap the output as a JSON string of
 			// {"output": ..., "metadata": {"exit_code": ...}}.
-			if s := out.Str(); gjson.Valid(s) {
+			if s := out.Str(); jsonscan.Valid(s) {
 				inner := jsonscan.Value{Raw: s}.Fields("output", "metadata")
 				if inner[0].IsString() {
 					ref.kind, ref.embedded, ref.value = inEmbedded, s, inner[0]

@@ -24,6 +24,14 @@ func fuzzParse(f *testing.F, format Format, seeds ...string) {
 	}
 	f.Add([]byte(`[{"role":"tool","tool_call_id":"x","content":{"a":1}}]`))
 	f.Add([]byte("{\"a\":\n"))
+	// The cases of bad input that once misled or crashed: nesting past the
+	// limit, a byte order mark before a document, repeated keys, no input,
+	// a hook payload where a transcript was expected.
+	f.Add([]byte(`{"messages":[{"role":"user","content":` + strings.Repeat("[", 10001) + `]}`))
+	f.Add([]byte("\ufeff" + `{"messages":[{"role":"tool","tool_call_id":"x","content":"a"}]}`))
+	f.Add([]byte(`[{"role":"tool","tool_call_id":"x","content":"a","content":[{"type":"text","text":"b"}]}]`))
+	f.Add([]byte(" \n"))
+	f.Add([]byte(`{"session_id":"s","transcript_path":"/t.jsonl","hook_event_name":"Stop"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(data, Options{Format: format})
 		if err != nil {
@@ -47,7 +55,7 @@ func fuzzParse(f *testing.F, format Format, seeds ...string) {
 }
 
 func FuzzParseAuto(f *testing.F) {
-	fuzzParse(f, "", "openai-array.json", "anthropic-array.json", "claude-code.jsonl", "codex.jsonl")
+	fuzzParse(f, "", "openai-array.json", "anthropic-array.json", "claude-code.jsonl", "codex.jsonl", "swe-agent.traj")
 }
 
 func FuzzParseOpenAI(f *testing.F) {
@@ -64,4 +72,9 @@ func FuzzParseClaudeCode(f *testing.F) {
 
 func FuzzParseCodex(f *testing.F) {
 	fuzzParse(f, Codex, "codex.jsonl", "codex-items.json")
+}
+
+func FuzzParseSWEAgent(f *testing.F) {
+	f.Add([]byte(`{"history":[{"role":"assistant","content":"x","action":"edit 1:1\nx\nend_of_edit\n"},{"role":"user","content":"[File: /a (1 lines total)]\n1:x\n(Open file: /a)"}],"trajectory":[{"action":"edit 1:1\nx\nend_of_edit\n","observation":"1:x"}]}`))
+	fuzzParse(f, SWEAgent, "swe-agent.traj", "swe-agent-fc.traj")
 }

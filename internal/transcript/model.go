@@ -23,6 +23,10 @@ type parser struct {
 	// Codex: exec_command_end events repeat a command's output and exit
 	// code, by call id.
 	eventEnds map[string]jsonscan.Value
+	// SWE-agent: the call whose observation the next message is, and how
+	// many actions came before.
+	swePending *Call
+	sweSteps   int
 }
 
 func (p *parser) parse(records []record) {
@@ -36,6 +40,8 @@ func (p *parser) parse(records []record) {
 			p.claudeCodeLine(r.v, r.pos)
 		case Codex:
 			p.codexRecord(r.v, r.pos)
+		case SWEAgent:
+			p.sweAgentMessage(r.v, r.pos)
 		}
 	}
 	if p.t.Format == Anthropic && p.t.Layout == Object {
@@ -46,6 +52,9 @@ func (p *parser) parse(records []record) {
 	}
 	p.pair()
 	p.attachEventEnds()
+	if p.t.Format == SWEAgent {
+		p.sweAgentState()
+	}
 }
 
 // attachEventEnds makes the outputs that Codex's exec_command_end events
@@ -87,7 +96,7 @@ func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
 	switch {
 	case isText:
 		in = gjson.Result{Type: gjson.String, Str: input}
-	case gjson.Valid(input):
+	case jsonscan.Valid(input):
 		in = gjson.Parse(input)
 	}
 	kind, args := p.tools.Classify(name, in)
@@ -163,12 +172,13 @@ func messageBlocks(c jsonscan.Value) []Block {
 	return out
 }
 
-// scanBlocks reads the images of a result's array of blocks, and the raw
-// non-text blocks, which a rewrite keeps.
-func scanBlocks(c jsonscan.Value) (images []Block, keep []string) {
+// scanBlocks reads the images of a result's array of blocks, the raw
+// non-text blocks, which a rewrite keeps, and the values of the text blocks.
+func scanBlocks(c jsonscan.Value) (images []Block, keep []string, texts []jsonscan.Value) {
 	c.Each(func(blk jsonscan.Value) bool {
 		f := blk.Fields("type", "text")
 		if f[1].IsString() && isTextType(f[0].Str()) {
+			texts = append(texts, f[1])
 			return true
 		}
 		if img, ok := imageBlock(blk); ok {
@@ -177,7 +187,7 @@ func scanBlocks(c jsonscan.Value) (images []Block, keep []string) {
 		keep = append(keep, blk.Raw)
 		return true
 	})
-	return images, keep
+	return images, keep, texts
 }
 
 // blocksText joins the text blocks of an array of blocks with newlines.

@@ -4,10 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/parallel"
@@ -23,7 +20,7 @@ type Options struct {
 }
 
 // record is one top-level value: a JSONL line or an element of the messages
-// array. Its gjson value carries absolute offsets into the input.
+// array. Its value carries absolute offsets into the input.
 type record struct {
 	v   jsonscan.Value
 	pos Pos
@@ -35,13 +32,13 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 	// The input is read-only from here on, so a string view of it saves
 	// copying what may be hundreds of megabytes.
 	src := unsafe.String(unsafe.SliceData(data), len(data))
-	layout, root, records, err := split(src)
+	layout, root, records, err := split(src, opts.Format)
 	if err != nil {
 		return nil, err
 	}
 	format := opts.Format
 	if format == "" {
-		if format, err = sniff(root, layout, records); err != nil {
+		if format, err = sniff(src, root, layout, records); err != nil {
 			return nil, err
 		}
 	}
@@ -56,18 +53,19 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 
 // split finds the layout, the document's root value (for a JSON array or
 // object) and the records, and checks that every record is valid JSON.
-func split(src string) (Layout, jsonscan.Value, []record, error) {
+func split(src string, format Format) (Layout, jsonscan.Value, []record, error) {
 	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
 	if start == len(src) {
-		return "", jsonscan.Value{}, nil, &SyntaxError{Line: 1, Element: -1, Msg: "empty input: expected a transcript (a JSON array, an object with \"messages\", or JSONL)"}
+		return "", jsonscan.Value{}, nil, &SyntaxError{Line: 1, Column: 1, Element: -1,
+			Msg: "empty input: no transcript to read (in a pipe, an earlier command may have failed)"}
 	}
 	switch src[start] {
 	case '[':
-		return document(src, Array)
+		return document(src, start, Array, format)
 	case '{':
-		// One object spanning the input with a "messages" array is a document;
-		// otherwise each line is a record. A first line that is not a
-		// complete value means a pretty-printed document.
+		// One object spanning the input that holds the messages is a
+		// document; otherwise each line is a record. A first line that is
+		// not a complete value means a pretty-printed document.
 		end := strings.IndexByte(src[start:], '\n')
 		if end < 0 {
 			end = len(src)
@@ -75,42 +73,49 @@ func split(src string) (Layout, jsonscan.Value, []record, error) {
 			end += start
 		}
 		first := src[start:end]
-		if !gjson.Valid(first) {
-			return document(src, Object)
+		if !jsonscan.Valid(first) {
+			return document(src, start, Object, format)
 		}
 		rest := strings.TrimSpace(src[end:])
-		if rest == "" && (jsonscan.Value{Raw: first}).Get("messages").IsArray() {
-			return document(src, Object)
+		if _, msgs := messagesOf(jsonscan.Value{Raw: first}, format); rest == "" && msgs.IsArray() {
+			return document(src, start, Object, format)
 		}
 		return jsonl(src)
 	}
 	line, col := lineCol(src, start)
 	return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1,
-		Msg: "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(src[start:])}
+		Msg: "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(src[start:], 20)}
 }
 
-func quoteSnippet(s string) string {
+// quoteSnippet quotes the first line of s, up to n characters.
+func quoteSnippet(s string, n int) string {
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
 	r := []rune(s)
-	if len(r) > 20 {
-		return strconv.Quote(string(r[:20])) + "..."
+	if len(r) > n {
+		return strconv.Quote(string(r[:n])) + "..."
 	}
 	return strconv.Quote(string(r))
 }
 
-func document(src string, layout Layout) (Layout, jsonscan.Value, []record, error) {
-	if !gjson.Valid(src) {
-		return "", jsonscan.Value{}, nil, jsonError(src, 1)
-	}
-	start := len(src) - len(strings.TrimLeft(src, " \t\r\n\ufeff"))
+// document reads a JSON array of messages, or an object that holds them;
+// the value starts at src[start], after any white space and byte order mark.
+func document(src string, start int, layout Layout, format Format) (Layout, jsonscan.Value, []record, error) {
 	root := jsonscan.Value{Raw: strings.TrimRight(src[start:], " \t\r\n"), Off: start}
+	if err := jsonscan.Check(root.Raw); err != nil {
+		return "", jsonscan.Value{}, nil, jsonError(src, root, err)
+	}
 	msgs := root
 	if layout == Object {
-		msgs = root.Get("messages")
-		if !msgs.IsArray() {
-			return "", jsonscan.Value{}, nil, &SyntaxError{Line: 1, Column: 1, Element: -1, Msg: "not a transcript: the JSON object has no \"messages\" array"}
+		var key string
+		if key, msgs = messagesOf(root, format); !msgs.IsArray() {
+			line, col := lineCol(src, start)
+			msg := "not a transcript: the JSON object has no \"" + key + "\" array"
+			if like := lookalike(root); like != "" {
+				msg = "not a transcript: " + like
+			}
+			return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1, Msg: msg}
 		}
 	}
 	var records []record
@@ -120,6 +125,17 @@ func document(src string, layout Layout) (Layout, jsonscan.Value, []record, erro
 		return true
 	})
 	return layout, root, records, nil
+}
+
+// messagesOf is the array of messages an object holds, and its key:
+// "messages" (a request body, a mini-swe-agent trajectory), or a SWE-agent
+// trajectory's "history".
+func messagesOf(root jsonscan.Value, format Format) (string, jsonscan.Value) {
+	f := root.Fields("messages", "history")
+	if format == SWEAgent || format == "" && !f[0].IsArray() && f[1].IsArray() {
+		return "history", f[1]
+	}
+	return "messages", f[0]
 }
 
 func jsonl(src string) (Layout, jsonscan.Value, []record, error) {
@@ -144,11 +160,8 @@ func jsonl(src string) (Layout, jsonscan.Value, []record, error) {
 		off = next
 	}
 	if bad := firstInvalid(records); bad >= 0 {
-		r := records[bad]
-		e := jsonError(r.v.Raw, r.pos.Line)
-		lineStart := strings.LastIndexByte(src[:r.v.Off], '\n') + 1
-		e.Column += utf8.RuneCountInString(src[lineStart:r.v.Off])
-		return "", jsonscan.Value{}, nil, e
+		r := records[bad].v
+		return "", jsonscan.Value{}, nil, jsonError(src, r, jsonscan.Check(r.Raw))
 	}
 	return JSONL, jsonscan.Value{}, records, nil
 }
@@ -166,7 +179,7 @@ func firstInvalid(records []record) int {
 		minEach = len(records) + 1 // one worker: the caller
 	}
 	bad := make([]bool, len(records))
-	parallel.For(len(records), minEach, func(i int) { bad[i] = !gjson.Valid(records[i].v.Raw) })
+	parallel.For(len(records), minEach, func(i int) { bad[i] = !jsonscan.Valid(records[i].v.Raw) })
 	return slices.Index(bad, true)
 }
 
@@ -188,7 +201,10 @@ func (c *lineCounter) at(off int) int {
 }
 
 // sniff tells the format from the records.
-func sniff(root jsonscan.Value, layout Layout, records []record) (Format, error) {
+func sniff(src string, root jsonscan.Value, layout Layout, records []record) (Format, error) {
+	if key, _ := messagesOf(root, ""); layout == Object && key == "history" {
+		return SWEAgent, nil
+	}
 	if layout == Object && root.Get("system").Exists() {
 		// A Messages API request body keeps the system prompt at the top.
 		for _, r := range records {
@@ -210,12 +226,17 @@ func sniff(root jsonscan.Value, layout Layout, records []record) (Format, error)
 	if weak || len(records) == 0 && layout != JSONL {
 		return OpenAI, nil
 	}
-	pos := Pos{Line: 1, Element: -1}
-	if len(records) > 0 {
-		pos = records[0].pos
-	}
-	return "", &SyntaxError{Line: pos.Line, Element: pos.Element,
+	e := &SyntaxError{Line: 1, Column: 1, Element: -1,
 		Msg: "unknown format: no messages (role), Claude Code lines (type, message) or Codex items (type, payload) found; use --format to choose one"}
+	if len(records) > 0 {
+		first := records[0]
+		e.Line, e.Column = lineCol(src, first.v.Off)
+		e.Element = first.pos.Element
+		if like := lookalike(first.v); like != "" {
+			e.Msg = "unknown format: " + like
+		}
+	}
+	return "", e
 }
 
 // sniffRecord returns the format a record shows for sure, "?" for a plain

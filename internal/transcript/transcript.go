@@ -1,6 +1,6 @@
-// Package transcript reads agent transcripts in the four formats ctxkit
+// Package transcript reads agent transcripts in the five formats ctxkit
 // knows (OpenAI Chat Completions messages, Anthropic Messages, Claude Code
-// session JSONL, Codex CLI rollouts), gives every filter the same model of
+// session JSONL, Codex CLI rollouts, SWE-agent trajectories), gives every filter the same model of
 // them (messages in order, tool calls with their kind, arguments and result),
 // and writes changes back into the original bytes: everything a filter did
 // not touch stays byte-identical, in the same layout.
@@ -22,22 +22,25 @@ const (
 	Anthropic  Format = "anthropic"
 	ClaudeCode Format = "claude-code"
 	Codex      Format = "codex"
+	SWEAgent   Format = "swe-agent"
 )
 
 // Formats lists every format.
-var Formats = []Format{OpenAI, Anthropic, ClaudeCode, Codex}
+var Formats = []Format{OpenAI, Anthropic, ClaudeCode, Codex, SWEAgent}
 
 // ParseFormat reads a --format value; "" and "auto" mean detect.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
 	case "", "auto":
 		return "", nil
-	case OpenAI, Anthropic, ClaudeCode, Codex:
+	case OpenAI, Anthropic, ClaudeCode, Codex, SWEAgent:
 		return f, nil
 	case "claude", "claudecode", "claude_code":
 		return ClaudeCode, nil
+	case "sweagent", "swe_agent", "swe":
+		return SWEAgent, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want auto, openai, anthropic, claude-code or codex)", s)
+	return "", fmt.Errorf("unknown format %q (want auto, openai, anthropic, claude-code, codex or swe-agent)", s)
 }
 
 // Layout is how the messages are laid out in the file.
@@ -46,7 +49,7 @@ type Layout string
 // The layouts.
 const (
 	Array  Layout = "array"  // a JSON array of messages or items
-	Object Layout = "object" // a JSON object with a "messages" array
+	Object Layout = "object" // a JSON object with a "messages" array (a SWE-agent trajectory's "history")
 	JSONL  Layout = "jsonl"  // one JSON value a line
 )
 

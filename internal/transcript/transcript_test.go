@@ -110,16 +110,27 @@ func TestBadInput(t *testing.T) {
 	cases := []struct {
 		name, input, want string
 	}{
-		{"empty", "", "1: empty input"},
-		{"blank", " \n\t\n", "1: empty input"},
+		{"empty", "", "1:1: empty input: no transcript to read (in a pipe, an earlier command may have failed)"},
+		{"blank", " \n\t\n", "1:1: empty input"},
 		{"not json", "hello world\n", `1:1: not a transcript: expected JSON (an array, an object with "messages", or JSONL), found "hello world"`},
 		{"truncated array", "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"assis", "3:18: invalid JSON: truncated (unexpected end of input)"},
 		{"bad jsonl line", "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n{\"role\": user}\n", "3:10: invalid JSON: invalid character 'u' looking for beginning of value"},
 		{"truncated jsonl", "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n{\"type\":\"assistant\",\"mess", "2:26: invalid JSON: truncated (unexpected end of input)"},
 		{"trailing garbage", "[{\"role\":\"user\",\"content\":\"a\"}] x", "1:33: invalid JSON: invalid character 'x' after top-level value"},
 		{"object without messages", "{\n  \"model\": \"x\"\n}\n", `1:1: not a transcript: the JSON object has no "messages" array`},
-		{"unknown jsonl", "{\"a\":1}\n{\"b\":2}\n", "1: unknown format"},
-		{"array of numbers", "[1, 2, 3]", "1: element 0: unknown format"},
+		{"unknown jsonl", "{\"a\":1}\n{\"b\":2}\n", "1:1: unknown format: no messages"},
+		{"unknown indented jsonl", "\n  {\"a\":1}\n", "2:3: unknown format"},
+		{"array of numbers", "[1, 2, 3]", "1:2: element 0: unknown format"},
+		{"hook payload", `{"session_id":"s1","transcript_path":"/home/u/.claude/projects/-p/s1.jsonl","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash"}`,
+			`1:1: unknown format: a Claude Code hook payload: its transcript is at transcript_path "/home/u/.claude/projects/-p/s1.jsonl"`},
+		{"pretty hook payload", "{\n  \"transcript_path\": \"/t.jsonl\",\n  \"hook_event_name\": \"Stop\"\n}\n",
+			`1:1: not a transcript: a Claude Code hook payload: its transcript is at transcript_path "/t.jsonl"`},
+		{"codex prompt history", `{"session_id":"0199","ts":1759000000,"text":"fix the tests"}`, "1:1: unknown format: Codex's prompt history"},
+		{"chat completion", `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"message":{"role":"assistant","content":"hi"}}]}`, "1:1: unknown format: a Chat Completions response"},
+		{"deep array", strings.Repeat("[", 10_000_000), "1:10001: invalid JSON: nesting deeper than 10000"},
+		{"deep object", "{\"messages\":\n" + strings.Repeat(`{"a":`, 1_000_000), "2:49996: invalid JSON: nesting deeper than 10000"},
+		{"deep jsonl line", "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",\"content\":" + strings.Repeat("[", 10_000_000), "2:10025: invalid JSON: nesting deeper than 10000"},
+		{"byte order mark then bad", "\ufeff[1,]", "1:5: invalid JSON"},
 		{"wide chars column", "{\"role\":\"user\",\"content\":\"é\"} {", "1:31: invalid JSON"},
 	}
 	for _, c := range cases {

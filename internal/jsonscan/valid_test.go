@@ -1,0 +1,114 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
+)
+
+func TestCheck(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	for _, c := range []struct {
+		in   string
+		off  int // -1: valid
+		deep bool
+	}{
+		{`{}`, -1, false},
+		{` [1, -0.5e+3, "a\"\\\/\b\f\n\r\t\u00e9", true, false, null, {"k": {}}] `, -1, false},
+		{"\"\xff\xfe invalid UTF-8 is accepted, as encoding/json does\"", -1, false},
+		{deep, -1, false},
+		{"[" + deep + "]", MaxDepth, true},
+		{`{"a":[` + deep + `]}`, MaxDepth + 4, true}, // the object and the array count
+		{``, 0, false},
+		{`  `, 2, false},
+		{`{"a":1,}`, 7, false},
+		{`{"a" 1}`, 5, false},
+		{`{1:2}`, 1, false},
+		{`[1,]`, 3, false},
+		{`[1 2]`, 3, false},
+		{`[1]]`, 3, false},
+		{`{"a":1]`, 6, false},
+		{`"tab	inside"`, 4, false},
+		{`"\x"`, 2, false},
+		{`"\u12g4"`, 5, false},
+		{`"open`, 5, false},
+		{`01`, 1, false},
+		{`-`, 1, false},
+		{`1.`, 2, false},
+		{`1e`, 2, false},
+		{`tru`, 3, false},
+		{`nul1`, 3, false},
+		{"\ufeff{}", 0, false}, // a byte order mark is the caller's to skip
+	} {
+		err := Check(c.in)
+		if got := Valid(c.in); got != json.Valid([]byte(c.in)) {
+			t.Errorf("Valid(%.40q) = %v, encoding/json says %v", c.in, got, !got)
+		}
+		switch {
+		case c.off < 0 && err != nil:
+			t.Errorf("Check(%.40q) = %v, want valid", c.in, err)
+		case c.off >= 0 && err == nil:
+			t.Errorf("Check(%.40q) = valid, want an error at %d", c.in, c.off)
+		case c.off >= 0 && (err.Off != c.off || err.Deep != c.deep):
+			t.Errorf("Check(%.40q) = %+v, want offset %d deep %v", c.in, *err, c.off, c.deep)
+		}
+	}
+}
+
+// TestCheckDeepBounded checks that ten million opening brackets fail at
+// the limit, in memory that does not grow with them.
+func TestCheckDeepBounded(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("[", 10_000_000),
+		`{"messages":[{"role":"user","content":` + strings.Repeat(`{"a":`, 2_000_000),
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := Check(in)
+		runtime.ReadMemStats(&after)
+		if err == nil || !err.Deep {
+			t.Fatalf("Check = %v, want a nesting error", err)
+		}
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+			t.Errorf("checking %d bytes allocated %d bytes", len(in), grown)
+		}
+	}
+}
+
+// FuzzCheck holds the validator to encoding/json's.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"a":[1,"x",{"b":null}],"c":"\"}"}`, `[-0.0e-0,"\u0000"]`, `{"a":1,}`, `"\ud800"`, `[[[[]]]]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		err := Check(s)
+		if want := json.Valid([]byte(s)); (err == nil) != want {
+			t.Fatalf("Check(%q) = %v, encoding/json.Valid = %v", s, err, want)
+		}
+		if err != nil && (err.Off < 0 || err.Off > len(s)) {
+			t.Fatalf("Check(%q): offset %d out of the input", s, err.Off)
+		}
+	})
+}
+
+// BenchmarkCheck validates every corpus file ($CTX_BENCH_FILE to measure
+// another), line by line for JSONL as the parser does.
+func BenchmarkCheck(b *testing.B) {
+	inputs := testutil.BenchInputs(b)
+	var docs []string
+	for _, in := range inputs {
+		if s := strings.TrimSpace(string(in)); Valid(s) {
+			docs = append(docs, s)
+			continue
+		}
+		docs = append(docs, strings.Split(string(in), "\n")...)
+	}
+	for b.Loop() {
+		for _, d := range docs {
+			Check(d)
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package tools
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// SWE-agent's trajectories name each step by its action: the command line
+// the model wrote, one of SWE-agent's own commands (its file viewer shows a
+// window of a file, the "open file", which goto, scroll_*, edit and insert
+// act on) or a shell command line.
+
+// sweCommands are SWE-agent's commands and their kinds; str_replace_editor's
+// kind is its subcommand's.
+var sweCommands = map[string]Kind{
+	"open": Read, "goto": Read, "scroll_down": Read, "scroll_up": Read,
+	"create": Write, "edit": Edit, "insert": Edit,
+	"find_file": List, "search_dir": Search, "search_file": Search,
+	"submit": Other, "filemap": Other, "str_replace_editor": Edit,
+}
+
+// sweWindow and sweOffset are SWE-agent's default window (100 lines) and
+// where a goto puts its line in it (a sixth of the way down): what a read
+// shows when its observation does not say.
+const (
+	sweWindow = 100
+	sweOffset = sweWindow / 6
+)
+
+// Action is a SWE-agent action parsed.
+type Action struct {
+	Command string   // the SWE-agent command; "" for a shell command line
+	Args    []string // its arguments, quotes removed
+	// Flags are str_replace_editor's --name value arguments.
+	Flags map[string]string
+	// Lines and Text are edit N:M's: the lines it replaces and the text
+	// that replaces them, which runs from the next line to end_of_edit.
+	Lines Range
+	Text  string
+}
+
+// ParseAction reads an action.
+func ParseAction(action string) Action {
+	line, rest, _ := strings.Cut(strings.TrimLeft(action, " \t\r\n"), "\n")
+	name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if _, ok := sweCommands[name]; !ok {
+		return Action{}
+	}
+	a := Action{Command: name}
+	if name == "edit" {
+		if lines, ok := editLines(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "edit"))); ok {
+			a.Lines = lines
+			a.Text = blockText(rest, "end_of_edit")
+			return a
+		}
+	}
+	// The arguments are shell words, quoted as SWE-agent quotes them; a
+	// multi-line argument is one quoted word.
+	var words []string
+	if script := parseScript(action); len(script) > 0 && len(script[0]) > 0 {
+		words = script[0][0].words
+	}
+	if len(words) > 0 {
+		words = words[1:]
+	}
+	if name != "str_replace_editor" {
+		a.Args = words
+		return a
+	}
+	a.Flags = map[string]string{}
+	for i := 0; i < len(words); i++ {
+		flag, ok := strings.CutPrefix(words[i], "--")
+		if !ok {
+			a.Args = append(a.Args, words[i])
+			continue
+		}
+		// --view_range takes two words.
+		var vals []string
+		for i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
+			i++
+			vals = append(vals, words[i])
+			if flag != "view_range" {
+				break
+			}
+		}
+		a.Flags[flag] = strings.Join(vals, " ")
+	}
+	return a
+}
+
+// editLines reads edit's N:M.
+func editLines(s string) (Range, bool) {
+	from, to, ok := strings.Cut(s, ":")
+	n, err1 := strconv.Atoi(from)
+	m, err2 := strconv.Atoi(to)
+	if !ok || err1 != nil || err2 != nil {
+		return Range{}, false
+	}
+	return Range{Start: n, End: m}, true
+}
+
+// blockText is the text of a multi-line argument: the lines up to the end
+// line, each with its newline, as SWE-agent passes it in a heredoc.
+func blockText(s, end string) string {
+	var b strings.Builder
+	for s != "" {
+		line, rest, _ := strings.Cut(s, "\n")
+		if strings.TrimSpace(line) == end {
+			break
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+		s = rest
+	}
+	return b.String()
+}
+
+// ActionName is the name a call of an action goes by: its SWE-agent
+// command, or "bash" for a shell command line.
+func ActionName(action string) string {
+	if a := ParseAction(action); a.Command != "" {
+		return a.Command
+	}
+	return "bash"
+}
+
+// UsesOpenFile reports whether a SWE-agent command acts on the open file
+// when it names none: what the model reads there is the file shown last.
+func UsesOpenFile(name string) bool {
+	switch name {
+	case "goto", "scroll_down", "scroll_up", "edit", "insert", "search_file":
+		return true
+	}
+	return false
+}
+
+// classifyAction classifies a SWE-agent action, a call whose free-form input
+// starts with the command it is named for; false for any other call.
+func (t *Table) classifyAction(name, input string) (Kind, Args, bool) {
+	a := ParseAction(input)
+	if a.Command == "" || a.Command != name {
+		return "", Args{}, false
+	}
+	kind := sweCommands[a.Command]
+	arg := func(i int) string {
+		if i < len(a.Args) {
+			return a.Args[i]
+		}
+		return ""
+	}
+	var args Args
+	switch a.Command {
+	case "open":
+		args.Path = arg(0)
+		args.Range = window(1)
+		if n, err := strconv.Atoi(arg(1)); err == nil {
+			args.Range = window(n)
+		}
+	case "goto":
+		if n, err := strconv.Atoi(arg(0)); err == nil {
+			args.Range = window(n)
+		}
+	case "create":
+		args.Path = arg(0)
+	case "find_file", "search_dir", "search_file":
+		args.Pattern, args.Path = arg(0), arg(1)
+	case "str_replace_editor":
+		args.Path = arg(1)
+		kind = editorKind(arg(0), Edit)
+		if vr := strings.Fields(a.Flags["view_range"]); len(vr) == 2 {
+			from, _ := strconv.Atoi(vr[0])
+			to, _ := strconv.Atoi(vr[1])
+			args.Range = normalize(Range{Start: from, End: max(to, 0)})
+		}
+	}
+	if (kind == Edit || kind == Write) && args.Path != "" {
+		args.Paths = []string{args.Path}
+	}
+	if k, ok := t.overrides[strings.ToLower(name)]; ok {
+		kind = k
+	}
+	return kind, args, true
+}
+
+// window is the range SWE-agent's viewer shows around line n.
+func window(n int) Range {
+	start := max(1, n-sweOffset)
+	return Range{Start: start, End: start + sweWindow - 1}
+}
+
+// Window is what an observation of SWE-agent's file viewer shows: the
+// file, its length, and the lines in its window.
+type Window struct {
+	Path        string
+	Total       int      // the file's lines
+	First, Last int      // the lines shown, 1-based, inclusive
+	Lines       []string // their text, without the numbers
+}
+
+// Range is the window as a read's range: the whole file when it shows
+// every line.
+func (w Window) Range() Range {
+	if w.Whole() {
+		return Range{}
+	}
+	return normalize(Range{Start: w.First, End: w.Last})
+}
+
+// Content is the text of the lines shown, each with its newline.
+func (w Window) Content() string {
+	if len(w.Lines) == 0 {
+		return ""
+	}
+	return strings.Join(w.Lines, "\n") + "\n"
+}
+
+// Whole reports whether the window shows every line of the file.
+func (w Window) Whole() bool { return w.First <= 1 && w.Last >= w.Total }
+
+var fileHeader = regexp.MustCompile(`(?m)^\[File: (.+) \((\d+) lines total\)\]\r?$`)
+
+// ParseWindow finds the window in an observation: the "[File: PATH (N lines
+// total)]" line, then the numbered lines that count up from it; false when
+// there is none.
+func ParseWindow(observation string) (Window, bool) {
+	if !strings.Contains(observation, "[File: ") {
+		return Window{}, false // most outputs: spare them the regexp
+	}
+	m := fileHeader.FindStringSubmatchIndex(observation)
+	if m == nil {
+		return Window{}, false
+	}
+	total, _ := strconv.Atoi(observation[m[4]:m[5]])
+	w := Window{Path: observation[m[2]:m[3]], Total: total}
+	lines := strings.Split(observation[m[1]:], "\n")
+	for _, line := range lines[1:] { // lines[0] is the header's end
+		line = strings.TrimSuffix(line, "\r")
+		if w.Last == 0 && strings.HasPrefix(line, "(") && strings.HasSuffix(line, " more lines above)") {
+			continue
+		}
+		num, text, ok := strings.Cut(line, ":")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n < 1 || w.Last > 0 && n != w.Last+1 {
+			break
+		}
+		if w.Last == 0 {
+			w.First = n
+		}
+		w.Last = n
+		w.Lines = append(w.Lines, text)
+	}
+	return w, w.Last > 0 || total == 0
+}
+
+var stateLine = regexp.MustCompile(`(?m)^\((Open file|Current directory): (.*)\)\r?$`)
+
+// ObservationState reads the state SWE-agent's older versions print after
+// an observation: "(Open file: PATH)", "" for "n/a", and whether it is
+// there; "(Current directory: DIR)", "" when it is not.
+func ObservationState(observation string) (openFile string, printed bool, dir string) {
+	for _, m := range stateLine.FindAllStringSubmatch(observation, -1) {
+		v := m[2]
+		if v == "n/a" {
+			v = ""
+		}
+		if m[1] == "Open file" {
+			openFile, printed = v, true
+		} else {
+			dir = v
+		}
+	}
+	return openFile, printed, dir
+}
