@@ -174,7 +174,10 @@ func rawActionEdits(history []map[string]any) map[string]int {
 			}
 			continue
 		case open != "" && (m["role"] == "user" || m["role"] == "tool"):
-			want[open] = 1
+			// SWE-agent's commands report a refused edit with "Error:".
+			if !strings.HasPrefix(strings.TrimSpace(str(m["content"])), "Error:") {
+				want[open] = 1
+			}
 		}
 		open = ""
 	}

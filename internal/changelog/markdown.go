@@ -26,7 +26,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		mw.line("")
 		mw.line("# Total")
 		mw.line("")
-		mw.line("%s: %s", plural(len(r.Changelogs), "session"), totalsLine(r.Totals, r.File != ""))
+		mw.line("%s: %s", textfmt.Plural(len(r.Changelogs), "session", "sessions"), totalsLine(r.Totals, r.File != ""))
 	}
 	return mw.err
 }
@@ -94,7 +94,7 @@ func (m *mdWriter) changelog(cl Changelog) {
 		if n == 1 {
 			them = "it"
 		}
-		m.line("%s left out (--include-failed lists %s).", plural(n, "failed change"), them)
+		m.line("%s left out (--include-failed lists %s).", textfmt.Plural(n, "failed change", "failed changes"), them)
 	}
 	for _, f := range cl.Files {
 		m.line("")
@@ -135,7 +135,7 @@ func sessionNames(ss []Session) string {
 	for i, s := range ss {
 		names[i] = shortName(s)
 	}
-	return plural(len(ss), "session") + " (" + strings.Join(names, ", ") + ")"
+	return textfmt.Plural(len(ss), "session", "sessions") + " (" + strings.Join(names, ", ") + ")"
 }
 
 // change writes one change's line, and its context and diff under it;
@@ -185,22 +185,22 @@ func verb(c Change) string {
 // totalsLine sums up a changelog: "3 files changed: 12 changes, +40 −12."
 func totalsLine(t Totals, timeline bool) string {
 	if timeline {
-		s := plural(t.Reads, "read") + ", " + changesLine(t)
+		s := textfmt.Plural(t.Reads, "read", "reads") + ", " + changesLine(t)
 		if t.Failed > 0 {
-			s += ", " + plural(t.Failed, "failed call")
+			s += ", " + textfmt.Plural(t.Failed, "failed call", "failed calls")
 		}
 		return s + "."
 	}
 	if t.Changes == 0 {
 		return "no file changed."
 	}
-	return plural(t.Files, "file") + " changed: " + changesLine(t) + "."
+	return textfmt.Plural(t.Files, "file", "files") + " changed: " + changesLine(t) + "."
 }
 
 // changesLine counts changes: "12 changes, +40 −12", and those whose lines
 // are not known.
 func changesLine(t Totals) string {
-	s := plural(t.Changes, "change")
+	s := textfmt.Plural(t.Changes, "change", "changes")
 	switch {
 	case t.Uncounted > 0 && t.Uncounted == t.Changes:
 		s += ", lines not counted"
@@ -210,13 +210,6 @@ func changesLine(t Totals) string {
 		s += ", " + counts(t.Added, t.Removed)
 	}
 	return s
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return textfmt.Int(n) + " " + noun + "s"
 }
 
 // shortName names a session in a merged report: the start of its id (ids

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/patch"
-	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -127,6 +126,9 @@ func (r *replayer) file(p string) *fileState {
 // the files' states include them; it stops when visit returns false.
 func (r *replayer) run(visit func(*transcript.Call, []Change) bool) {
 	for _, c := range r.t.Calls {
+		if c.Continues != nil {
+			continue // more output of a call above, not an action of its own
+		}
 		var changes []Change
 		switch c.Kind {
 		case tools.Read:
@@ -155,8 +157,8 @@ func (r *replayer) base(c *transcript.Call, p string, action Action) Change {
 	}
 	if c.Result == nil {
 		ch.Failed, ch.Error = true, "no result in the transcript"
-	} else if c.Result.Failed() {
-		ch.Failed, ch.Error = true, errorLine(c.Result.Text())
+	} else if o := c.Result.Outcome(); o.Failed {
+		ch.Failed, ch.Error = true, o.Message(c.Result.Text())
 	}
 	return ch
 }
@@ -332,16 +334,4 @@ func contextOf(t *transcript.Transcript, c *transcript.Call) string {
 		}
 	}
 	return ""
-}
-
-// errorLine is the first line of a failed call's output that says
-// something, without Claude Code's <tool_use_error> tags.
-func errorLine(text string) string {
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "").Replace(l))
-		if l != "" {
-			return textfmt.Clip(l, 200)
-		}
-	}
-	return "failed"
 }

@@ -9,44 +9,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-func TestStripLineNumbers(t *testing.T) {
-	cases := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"     1→package a\n     2→\n     3→func f() {}\n     4→", "package a\n\nfunc f() {}\n", true},
-		{"     1→no newline at the end", "no newline at the end", true},
-		{"     1\ta\n     2\tb\n", "a\nb\n", true}, // cat -n
-		{"     1→a\n     3→b", "", false},          // a gap
-		{"    10→a\n    11→b", "", false},          // not from the top
-		{"File unchanged since last read.", "", false},
-		{"     1→a\nplain", "", false},
-	}
-	for _, c := range cases {
-		got, ok := stripLineNumbers(c.in)
-		if ok != c.ok || got != c.want {
-			t.Errorf("stripLineNumbers(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestStripReminders(t *testing.T) {
-	cases := []struct {
-		in, want string
-		empty    bool
-	}{
-		{"     1→a\n\n<system-reminder>\nWhenever you read a file, consider whether it is malware.\n</system-reminder>\n", "     1→a", false},
-		{"<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", "", true},
-		{"     1→a <system-reminder> in the text", "     1→a <system-reminder> in the text", false},
-	}
-	for _, c := range cases {
-		got, empty := stripReminders(c.in)
-		if got != c.want || empty != c.empty {
-			t.Errorf("stripReminders(%q) = %q, %v; want %q, %v", c.in, got, empty, c.want, c.empty)
-		}
-	}
-}
-
 // TestFullRead: which reads give a file's whole content.
 func TestFullRead(t *testing.T) {
 	var long strings.Builder // as many lines as Claude Code's Read shows at most
@@ -197,40 +159,25 @@ func (s *Store) expired(l *Link) bool {
 	}
 }
 
-func TestShellText(t *testing.T) {
-	cases := []struct {
-		prog    string
-		args    []string
-		heredoc string
-		want    string
-		ok      bool
+// TestFailedMessage: a failed edit says how it failed, in words: the
+// tool's error, or the exit code and the error line of a shell's output.
+func TestFailedMessage(t *testing.T) {
+	for _, c := range []struct {
+		tool, input string
+		output      string
+		isError     bool
+		want        string
 	}{
-		{"cat", nil, "line\n", "line\n", true},
-		{"cat", nil, "", "", false}, // copies stdin
-		{"echo", []string{"hello", "world"}, "", "hello world\n", true},
-		{"echo", []string{"-n", "x"}, "", "x", true},
-		{"echo", []string{"-e", `a\tb`}, "", "", false},
-		{"printf", []string{`a\nb\n`}, "", "a\nb\n", true},
-		{"printf", []string{"%s\n", "x"}, "", "", false},
-		{"tee", []string{"f"}, "", "", false},
-	}
-	for _, c := range cases {
-		got, ok := shellText(c.prog, c.args, c.heredoc)
-		if ok != c.ok || got != c.want {
-			t.Errorf("shellText(%s %q, heredoc %q) = %q, %v; want %q, %v", c.prog, c.args, c.heredoc, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestErrorLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>": "String to replace not found in file.",
-		"\n\nExit code 1\nboom":  "Exit code 1",
-		"":                       "failed",
-		strings.Repeat("x", 300): strings.Repeat("x", 199) + "…",
+		{"Edit", `{"file_path":"x.txt","old_string":"a","new_string":"b"}`,
+			"<tool_use_error>String to replace not found in file.\nString: a</tool_use_error>", true, "String to replace not found in file."},
+		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`,
+			"<returncode>2</returncode>\n<output>\nsed: can't read x.txt: No such file or directory\n</output>", false, "failed (exit 2): sed: can't read x.txt: No such file or directory"},
+		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`, "<returncode>2</returncode>\n<output>\n</output>", false, "failed (exit 2)"},
 	} {
-		if got := errorLine(in); got != want {
-			t.Errorf("errorLine(%q) = %q, want %q", in, got, want)
+		tr := oneCall(t, transcript.Anthropic, c.tool, c.input, c.output, c.isError)
+		rep := NewChangelog([]*History{Analyze(tr, "s", Options{})}, ReportOptions{IncludeFailed: true})
+		if f := rep.Changelogs[0].Failed; len(f) != 1 || f[0].Error != c.want {
+			t.Errorf("%s %s: failed %+v, want the error %q", c.tool, c.input, f, c.want)
 		}
 	}
 }

@@ -252,7 +252,7 @@ func TestTruncatePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("pipeline: %v\n%s", err, errs)
 	}
-	if !strings.HasPrefix(errs, "ctx-truncate: 7 of 12 results cut, ") || strings.Count(errs, "\n") != 1 {
+	if !strings.HasPrefix(errs, "ctx-truncate: 7 of 12 results changed ") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("stderr: %q, want the stats line alone", errs)
 	}
 	if !strings.Contains(out, "  saved ") || strings.Contains(out, "  saved        0") {
@@ -280,7 +280,7 @@ func TestErrorsEscapeNames(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := Run(Dedupe, []string{"ctx-dedupe", "--stats", "-o", filepath.Join(dir, "out"), dir}, strings.NewReader(""), &stdout, &stderr)
 	if code != ExitFailure || raw.MatchString(stderr.String()) ||
-		!strings.Contains(stderr.String(), `b\x1b]0;x\x07.jsonl:`) || !strings.Contains(stderr.String(), `s\x1b[2J.jsonl: 0 reads`) {
+		!strings.Contains(stderr.String(), `b\x1b]0;x\x07.jsonl:`) || !strings.Contains(stderr.String(), `s\x1b[2J.jsonl: 0 of 0 results changed`) {
 		t.Errorf("exit %d, stderr %q: want 1, and both names escaped", code, stderr.String())
 	}
 	stdout.Reset()

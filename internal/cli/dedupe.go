@@ -76,16 +76,12 @@ func runDedupe(e *Env) error {
 		KeepRecent:  e.Int("keep-recent"),
 		KeepMirrors: e.Bool("keep-mirrors"),
 		Counter:     ctr,
+		Measure:     e.Bool(StatsFlag.Name),
 	})
 	if err != nil {
 		return Usagef("--%v", err)
 	}
-	stats := e.Bool(StatsFlag.Name)
 	return e.Filter(func(t *transcript.Transcript) (string, error) {
-		r := f.Apply(t)
-		if !stats {
-			return "", nil
-		}
-		return r.Summary(t, ctr), nil
+		return f.Apply(t).String(), nil
 	})
 }

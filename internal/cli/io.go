@@ -251,7 +251,7 @@ var (
 	EncodingFlag = &ucli.StringFlag{Name: "encoding", Value: tokens.Default, EnvVars: []string{"CTX_ENCODING"},
 		Usage: "token encoding: o200k_base, cl100k_base, or approx (bytes/4, fastest)"}
 	StatsFlag = &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"},
-		Usage: "print a one-line summary of what changed to stderr"}
+		Usage: "print one line to stderr: results changed of results seen, the transcript's tokens and its tool output's before → after (they add up along a pipe)"}
 	InPlaceFlag = &ucli.BoolFlag{Name: "in-place", Aliases: []string{"i"}, EnvVars: []string{"CTX_IN_PLACE"},
 		Usage: "rewrite each FILE in place, atomically (a temporary file beside it, then rename); a link's target is rewritten, the link kept"}
 	OutDirFlag = &ucli.StringFlag{Name: "output-dir", Aliases: []string{"o"}, EnvVars: []string{"CTX_OUTPUT_DIR"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/hook"
 	"github.com/ctxkit/ctxkit/internal/loops"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -67,7 +68,7 @@ EXAMPLES:
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print the report as JSON (schema in docs/loops.md)"},
 		&ucli.BoolFlag{Name: "banner", EnvVars: []string{"CTX_BANNER"},
 			Usage: "write the transcript back with a header above every failed result, instead of the report"},
-		HookFlag,
+		HookFlag, EncodingFlag,
 		StatsFlag, InPlaceFlag, OutDirFlag, FormatFlag, ToolKindFlag,
 	},
 	Run: runLoops,
@@ -82,9 +83,18 @@ func runLoops(e *Env) error {
 	case e.IsSet(HookFlag.Name):
 		return e.Hook(loopsHook(e, d))
 	case e.Bool("banner"):
+		opts := loops.BannerOptions{Measure: e.Bool(StatsFlag.Name)}
+		if opts.Measure {
+			if opts.Counter, err = e.Counter(); err != nil {
+				return err
+			}
+		}
+		b, err := loops.NewBanner(opts)
+		if err != nil {
+			return Usagef("--%v", err)
+		}
 		return e.Filter(func(t *transcript.Transcript) (string, error) {
-			r := loops.ApplyBanner(t)
-			return fmt.Sprintf("%s of %s failed results given a banner", textfmt.Int(r.Changed), textfmt.Int(r.Failed)), nil
+			return b.Apply(t).String(), nil
 		})
 	}
 	for _, name := range []string{StatsFlag.Name, InPlaceFlag.Name, OutDirFlag.Name} {
@@ -149,7 +159,11 @@ func loopsHook(e *Env, d *loops.Detector) Handler {
 		format := agentFormat(agent)
 		if post {
 			failed := p.Event == postToolUseFailure
-			next.Done(kind, failed, p.Error, nil)
+			var code *int
+			if o := outcome.Read(p.Error, outcome.Hint{IsError: failed}); failed && o.HasExitCode {
+				code = &o.ExitCode
+			}
+			next.Done(kind, failed, p.Error, code)
 			return nil, updateState("loops", p.TranscriptPath, format, func(data loopsData) loopsData {
 				data.Hooked = append(data.Hooked, next)
 				data.Hooked = data.Hooked[max(0, len(data.Hooked)-maxHooked):]

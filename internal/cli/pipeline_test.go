@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
@@ -30,19 +33,41 @@ var pipeline = []filterStep{
 
 func runFilter(t *testing.T, cmd Command, args []string, in []byte) []byte {
 	t.Helper()
+	out, _ := runFilterStats(t, cmd, args, in)
+	return out
+}
+
+// runFilterStats runs a filter with --stats, and returns its output and
+// the tokens before and after that its stats line gives.
+func runFilterStats(t *testing.T, cmd Command, args []string, in []byte) ([]byte, [2]int) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	argv := append(append([]string{cmd.Name, "--encoding", "approx"}, args...), "-")
+	argv := append(append([]string{cmd.Name, "--encoding", "approx", "--stats"}, args...), "-")
 	if code := Run(cmd, argv, bytes.NewReader(in), &stdout, &stderr); code != ExitOK {
 		t.Fatalf("%s: exit %d: %s", cmd.Name, code, stderr.String())
 	}
-	return stdout.Bytes()
+	m := statsTokens.FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("%s: no tokens in the stats line %q", cmd.Name, stderr.String())
+	}
+	var n [2]int
+	for i := range n {
+		n[i], _ = strconv.Atoi(strings.ReplaceAll(m[i+1], ",", ""))
+	}
+	return stdout.Bytes(), n
 }
+
+// statsTokens reads the transcript's tokens, before and after, from a
+// --stats line.
+var statsTokens = regexp.MustCompile(`; ([0-9,]+) → ([0-9,]+) tokens \(`)
 
 // TestPipeline runs ctx-dedupe | ctx-truncate | ctx-summarize, in every
 // order, over every real transcript and the example, and checks the contract
 // between the filters: the output keeps every invariant against the input
-// (pointers still point at whole results above them), and every filter run
-// again on the output changes nothing.
+// (pointers still point at whole results above them), every filter run
+// again on the output changes nothing, and the --stats lines add up: each
+// filter's tokens before are the previous one's after, the first's are the
+// input's and the last's the output's, as ctx-count counts them.
 func TestPipeline(t *testing.T) {
 	for _, order := range [][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}} {
 		steps := make([]filterStep, 3)
@@ -64,8 +89,21 @@ func testPipeline(t *testing.T, pipeline []filterStep) {
 				t.Fatal(err)
 			}
 			out := in
+			ctr, err := tokens.New(tokens.Approx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := stats.Count(transcripttest.Parse(t, in), ctr).Tokens()
 			for _, step := range pipeline {
-				out = runFilter(t, step.cmd, step.args, out)
+				var n [2]int
+				out, n = runFilterStats(t, step.cmd, step.args, out)
+				if n[0] != want {
+					t.Errorf("%s: %d tokens before, the transcript it got has %d", step.cmd.Name, n[0], want)
+				}
+				want = n[1]
+			}
+			if got := stats.Count(transcripttest.Parse(t, out), ctr).Tokens(); got != want {
+				t.Errorf("the last filter says %d tokens after, the output has %d", want, got)
 			}
 			checkTargets(t, in, out)
 			if err := invariant.Compare(in, out); err != nil {

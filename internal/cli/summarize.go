@@ -55,13 +55,13 @@ EXAMPLES:
 The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats prints one line
 a file on stderr; --json prints that report as JSON on stderr instead.`,
 	Flags: FilterFlags(
-		&ucli.IntFlag{Name: "protect-tokens", Value: summarize.Defaults().ProtectTokens, EnvVars: []string{"CTX_PROTECT_TOKENS"},
+		&ucli.IntFlag{Name: "protect-tokens", Value: summarize.Defaults(nil).ProtectTokens, EnvVars: []string{"CTX_PROTECT_TOKENS"},
 			Usage: "keep whole the most recent tool output, up to `N` tokens; 0: off"},
-		&ucli.IntFlag{Name: "protect-turns", Value: summarize.Defaults().ProtectTurns, EnvVars: []string{"CTX_PROTECT_TURNS"},
+		&ucli.IntFlag{Name: "protect-turns", Value: summarize.Defaults(nil).ProtectTurns, EnvVars: []string{"CTX_PROTECT_TURNS"},
 			Usage: "keep whole the results of the last `N` user turns; 0: off"},
 		&ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"},
 			Usage: "keep whole the last `N` tool results; 0: off"},
-		&ucli.IntFlag{Name: "min-savings", Value: summarize.Defaults().MinSavings, EnvVars: []string{"CTX_MIN_SAVINGS"},
+		&ucli.IntFlag{Name: "min-savings", Value: summarize.Defaults(nil).MinSavings, EnvVars: []string{"CTX_MIN_SAVINGS"},
 			Usage: "change nothing unless the summaries save at least `N` tokens"},
 		&ucli.IntFlag{Name: "trigger", EnvVars: []string{"CTX_TRIGGER"},
 			Usage: "change nothing unless the history has more than `N` tokens; 0: off"},
@@ -95,6 +95,8 @@ func runSummarize(e *Env) error {
 		return err
 	}
 	opts := summarize.Options{
+		Counter:       ctr,
+		Measure:       e.Bool(StatsFlag.Name),
 		Mode:          summarize.Mode(e.String("mode")),
 		ProtectTokens: e.Int("protect-tokens"),
 		ProtectTurns:  e.Int("protect-turns"),
@@ -104,7 +106,7 @@ func runSummarize(e *Env) error {
 		ExcludeTools:  e.StringSlice("exclude-tools"),
 		KeepMirrors:   e.Bool("keep-mirrors"),
 	}
-	f, err := summarize.New(opts, ctr)
+	f, err := summarize.New(opts)
 	if err != nil {
 		return Usagef("%v", err)
 	}
@@ -117,10 +119,10 @@ func runSummarize(e *Env) error {
 	}
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
 	err = e.Filter(func(t *transcript.Transcript) (string, error) {
-		r := f.Apply(t)
+		r := f.Run(t)
 		r.File = e.InputName()
 		report.Files = append(report.Files, r)
-		return r.String(), nil
+		return r.Stats.String(), nil
 	})
 	if err != nil || !asJSON {
 		return err

@@ -25,12 +25,13 @@ on line boundaries, and between them one line that says what was cut,
 
 followed by the lines of the cut middle that carry failures and results (errors, FAIL and
 --- FAIL, panic:, a Traceback with its last frame and exception, assertion messages, test
-summaries, exit codes), each with its line number, up to --keep-matches. The output of a failed
-call (marked as an error, or a non-zero exit code) keeps every error line. A cut that would
-not make a result shorter, or would give it more tokens, is not made.
+summaries, exit codes; docs/outcome.md), each with its line number, up to --keep-matches. The
+output of a failed call (a non-zero exit code, marked as an error, or an Error: first line)
+keeps every error line. A cut that would not make a result shorter, or would give it more
+tokens, is not made.
 
 Which results: those of shell tools (any call with a command line: Bash, exec_command, shell,
-run_shell, local_shell_call...) by default; --tools NAME,... names the tools instead, --all
+run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default; --tools NAME,... names the tools instead, --all
 takes every tool. Never cut: results of edits and writes, results that a ctx-* filter already
 replaced (they start with a [ctx-...] marker) or that a marker points at, and results already
 cut (a second run changes nothing). Copies of the output that a format keeps beside the result
@@ -128,23 +129,21 @@ func runTruncate(e *Env) error {
 	if err != nil {
 		return err
 	}
+	f, err := truncate.New(opts)
+	if err != nil {
+		return Usagef("--%v", err)
+	}
 	if e.IsSet(HookFlag.Name) {
 		return e.Hook(truncateHook(e, opts))
 	}
 	return e.Filter(func(t *transcript.Transcript) (string, error) {
-		rep, err := truncate.Apply(t, opts)
-		return rep.String(), err
+		return f.Apply(t).String(), nil
 	})
 }
 
-// truncateOptions reads and checks the flags.
+// truncateOptions reads the flags; truncate.New checks their values.
 func truncateOptions(e *Env) (truncate.Options, error) {
 	var o truncate.Options
-	for _, name := range []string{"max-chars", "head", "tail", "max-tokens", "head-tokens", "tail-tokens", "keep-matches"} {
-		if e.Int(name) < 0 {
-			return o, Usagef("--%s must be 0 or more", name)
-		}
-	}
 	ctr, err := e.Counter()
 	if err != nil {
 		return o, err
@@ -178,18 +177,11 @@ func truncateOptions(e *Env) (truncate.Options, error) {
 	o.Rules = r
 	o.All = e.Bool("all")
 	o.KeepMirrors = e.Bool("keep-mirrors")
-	o.Totals = e.Bool(StatsFlag.Name)
-	if names := e.StringSlice("tools"); len(names) > 0 {
-		if o.All {
-			return o, Usagef("--tools and --all cannot be used together")
-		}
-		for _, n := range names {
-			if n = strings.TrimSpace(n); n != "" {
-				o.Tools = append(o.Tools, n)
-			}
-		}
-		if len(o.Tools) == 0 {
-			return o, Usagef("--tools: no tool named")
+	o.Measure = e.Bool(StatsFlag.Name)
+	if e.IsSet("tools") {
+		o.Tools = e.StringSlice("tools")
+		if o.Tools == nil {
+			o.Tools = []string{}
 		}
 	}
 	return o, nil

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -14,20 +16,23 @@ import (
 // Report is what one transcript, or several together, cost in tokens. Its
 // JSON form is ctx-count's --json schema (docs/count.md).
 type Report struct {
-	File             string     `json:"file,omitempty"`
-	Format           string     `json:"format,omitempty"`
-	Messages         int        `json:"messages"`
-	Tokens           int        `json:"tokens"`
-	ToolOutputTokens int        `json:"tool_output_tokens"`
-	ToolOutputShare  float64    `json:"tool_output_share"`
-	Images           int        `json:"images"`
-	ToolCalls        int        `json:"tool_calls"`
-	ToolResults      int        `json:"tool_results"`
-	Errors           int        `json:"errors"`
-	Roles            []Role     `json:"roles"`
-	Tools            []Tool     `json:"tools"`
-	Largest          []Result   `json:"largest"`
-	FilesRead        []FileRead `json:"files_read"`
+	File             string  `json:"file,omitempty"`
+	Format           string  `json:"format,omitempty"`
+	Messages         int     `json:"messages"`
+	Tokens           int     `json:"tokens"`
+	ToolOutputTokens int     `json:"tool_output_tokens"`
+	ToolOutputShare  float64 `json:"tool_output_share"`
+	Images           int     `json:"images"`
+	ToolCalls        int     `json:"tool_calls"`
+	ToolResults      int     `json:"tool_results"`
+	Errors           int     `json:"errors"`
+	// DedupeTokens is what ctx-dedupe with its defaults saves on the
+	// transcript: its own plan, counted.
+	DedupeTokens int        `json:"dedupe_tokens"`
+	Roles        []Role     `json:"roles"`
+	Tools        []Tool     `json:"tools"`
+	Largest      []Result   `json:"largest"`
+	FilesRead    []FileRead `json:"files_read"`
 }
 
 // Role is the tokens of one role. Tool results count as role "tool" in every
@@ -64,9 +69,13 @@ type FileRead struct {
 	Path   string `json:"path"`
 	Reads  int    `json:"reads"`
 	Tokens int    `json:"tokens"`
-	// RereadTokens are the tokens of reads of a range already read before:
-	// what ctx-dedupe can save.
+	// RereadTokens are the tokens of reads of a range already read before.
 	RereadTokens int `json:"reread_tokens"`
+	// DedupeTokens is what ctx-dedupe with its defaults saves on this
+	// file's reads: not every re-read can be replaced (the first and last
+	// read of a range stay whole), and a changed file's re-read becomes a
+	// diff.
+	DedupeTokens int `json:"dedupe_tokens"`
 }
 
 // roleOrder is the order roles are listed in.
@@ -75,37 +84,8 @@ var roleOrder = map[string]int{"system": 0, "developer": 1, "user": 2, "assistan
 // Count measures one transcript. top is how many of the largest results to
 // keep (all when negative).
 func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
-	// Gather every text first and count them in one batch.
-	var texts []string
-	add := func(s string) int { texts = append(texts, s); return len(texts) - 1 }
-	msgIdx := make([][]int, len(t.Messages))
-	imageTokens := make([]int, len(t.Messages))
-	images := 0
-	for i, m := range t.Messages {
-		for _, b := range m.Blocks {
-			if b.Type == transcript.Image {
-				imageTokens[i] += imageCost(b)
-				images++
-				continue
-			}
-			msgIdx[i] = append(msgIdx[i], add(b.Text))
-		}
-	}
-	callIdx := make([]int, len(t.Calls))
-	for i, c := range t.Calls {
-		callIdx[i] = add(c.Input)
-	}
-	resIdx := make([]int, len(t.Results))
-	resImages := make([]int, len(t.Results))
-	for i, r := range t.Results {
-		resIdx[i] = add(r.Text())
-		for _, b := range r.Images {
-			resImages[i] += imageCost(b)
-			images++
-		}
-	}
-	n := tokens.CountAll(ctr, texts)
-
+	tl := stats.Count(t, ctr)
+	images := tl.Images
 	rep := Report{Format: string(t.Format), Messages: len(t.Messages), ToolCalls: len(t.Calls), ToolResults: len(t.Results), Images: images}
 	roles := map[string]*Role{}
 	role := func(name string) *Role {
@@ -121,9 +101,8 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 		}
 		r := role(name)
 		r.Messages++
-		r.Tokens += imageTokens[i]
-		for _, j := range msgIdx[i] {
-			r.Tokens += n[j]
+		for _, n := range tl.Blocks[i] {
+			r.Tokens += n
 		}
 	}
 	toolStats := map[string]*Tool{}
@@ -138,10 +117,10 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 		return toolStats[c.Name]
 	}
 	for i, c := range t.Calls {
-		role(c.Message.Role).Tokens += n[callIdx[i]]
+		role(c.Message.Role).Tokens += tl.Calls[i]
 		ts := tool(c)
 		ts.Calls++
-		ts.InputTokens += n[callIdx[i]]
+		ts.InputTokens += tl.Calls[i]
 	}
 	type readKey struct {
 		path string
@@ -150,7 +129,7 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	files := map[string]*FileRead{}
 	seenRange := map[readKey]bool{}
 	for i, r := range t.Results {
-		cost := n[resIdx[i]] + resImages[i]
+		cost := tl.Results[i]
 		role("tool").Tokens += cost
 		rep.ToolOutputTokens += cost
 		if r.Failed() {
@@ -164,7 +143,7 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 				ts.Errors++
 			}
 			res.Tool, res.Kind, res.Target = c.Name, string(c.Kind), c.Args.Target(t.Cwd)
-			if c.Kind == tools.Read && !r.Failed() {
+			if c.Kind == tools.Read && c.Continues == nil && !r.Failed() {
 				if p := c.Args.File(t.Cwd); p != "" {
 					f := files[p]
 					if f == nil {
@@ -190,12 +169,39 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	for _, ts := range toolStats {
 		rep.Tools = append(rep.Tools, *ts)
 	}
+	saved := dedupeSavings(t, ctr, tl)
+	for r, n := range saved {
+		rep.DedupeTokens += n
+		if f := files[r.Call.Args.File(t.Cwd)]; f != nil {
+			f.DedupeTokens += n
+		}
+	}
 	for _, f := range files {
 		rep.FilesRead = append(rep.FilesRead, *f)
 	}
 	rep.finish(top)
 	rep.detach()
 	return rep
+}
+
+// dedupeSavings is what ctx-dedupe with its defaults saves on t, result by
+// result: dedupe's own plan, so that the two never disagree.
+func dedupeSavings(t *transcript.Transcript, ctr tokens.Counter, tl stats.Tally) map[*transcript.Result]int {
+	f, err := dedupe.New(dedupe.Defaults(ctr))
+	if err != nil {
+		panic(err) // the defaults are valid
+	}
+	plan := f.Plan(t)
+	texts := make([]string, len(plan.Changes))
+	for i, c := range plan.Changes {
+		texts[i] = c.Text
+	}
+	after := tokens.CountAll(ctr, texts)
+	saved := make(map[*transcript.Result]int, len(plan.Changes))
+	for i, c := range plan.Changes {
+		saved[c.Result] = tl.Results[c.Result.Index] - after[i]
+	}
+	return saved
 }
 
 // detach copies the strings the report keeps out of the transcript's bytes
@@ -218,13 +224,6 @@ func (r *Report) detach() {
 	for i := range r.FilesRead {
 		r.FilesRead[i].Path = strings.Clone(r.FilesRead[i].Path)
 	}
-}
-
-func imageCost(b transcript.Block) int {
-	if b.Data == "" {
-		return tokens.MaxImageTokens
-	}
-	return tokens.Image(b.Data)
 }
 
 // finish sorts the lists, cuts the largest results to top and computes the
@@ -298,6 +297,7 @@ func Merge(reports []Report, top int) Report {
 		total.ToolCalls += r.ToolCalls
 		total.ToolResults += r.ToolResults
 		total.Errors += r.Errors
+		total.DedupeTokens += r.DedupeTokens
 		for _, x := range r.Roles {
 			if roles[x.Role] == nil {
 				roles[x.Role] = &Role{Role: x.Role}
@@ -327,6 +327,7 @@ func Merge(reports []Report, top int) Report {
 			f.Reads += x.Reads
 			f.Tokens += x.Tokens
 			f.RereadTokens += x.RereadTokens
+			f.DedupeTokens += x.DedupeTokens
 		}
 	}
 	if len(formats) == 1 {

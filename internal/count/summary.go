@@ -141,8 +141,8 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 	}
 	if len(t.FilesRead) > 0 {
 		p.heading("Files read")
-		tb := textfmt.Table{Indent: "  ", Right: map[int]bool{0: true, 1: true, 2: true}}
-		tb.Row("READS", "TOKENS", "RE-READ", "PATH")
+		tb := textfmt.Table{Indent: "  ", Right: map[int]bool{0: true, 1: true, 2: true, 3: true}}
+		tb.Row("READS", "TOKENS", "RE-READ", "DEDUPE", "PATH")
 		reread, restTokens := 0, 0
 		for i, f := range t.FilesRead {
 			reread += f.RereadTokens
@@ -150,14 +150,14 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 				restTokens += f.Tokens
 				continue
 			}
-			tb.Row(textfmt.Int(f.Reads), textfmt.Int(f.Tokens), textfmt.Int(f.RereadTokens), f.Path)
+			tb.Row(textfmt.Int(f.Reads), textfmt.Int(f.Tokens), textfmt.Int(f.RereadTokens), textfmt.Int(f.DedupeTokens), f.Path)
 		}
 		p.table(&tb)
 		if rest := len(t.FilesRead) - opts.Top; rest > 0 {
 			p.line("  ... and %s more files read, %s tokens", textfmt.Int(rest), textfmt.Int(restTokens))
 		}
-		if reread > 0 {
-			p.line("  %s tokens re-read a range already read: what ctx-dedupe can save.", textfmt.Int(reread))
+		if reread > 0 || t.DedupeTokens > 0 {
+			p.line("  %s tokens re-read a range already read; ctx-dedupe saves %s of them.", textfmt.Int(reread), textfmt.Int(t.DedupeTokens))
 		}
 	}
 	return p.err

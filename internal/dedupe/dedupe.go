@@ -10,8 +10,11 @@ package dedupe
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -38,10 +41,18 @@ type Options struct {
 	// Counter decides close calls: a replacement must have fewer tokens
 	// than what it replaces.
 	Counter tokens.Counter
+	// Measure fills the token counts of the stats.Report (the whole
+	// transcript's, before and after), for --stats.
+	Measure bool
 }
 
 // DefaultMaxReads is --max-reads' default.
 const DefaultMaxReads = 5
+
+// Defaults are ctx-dedupe's defaults, counting with ctr.
+func Defaults(ctr tokens.Counter) Options {
+	return Options{MaxReads: DefaultMaxReads, Counter: ctr}
+}
 
 // Filter is a validated set of options.
 type Filter struct{ opts Options }
@@ -69,23 +80,25 @@ const (
 	Repeat              // a repeated call with identical output (AllTools)
 )
 
-// Change is one replaced result.
+// Change is one result to replace.
 type Change struct {
 	Result *transcript.Result
 	Kind   Kind
 	Base   *transcript.Result // the whole result above that it points at
-	Old    string             // the text it had
+	Text   string             // what replaces its text: the marker line, and a diff after it
+	Line   string             // the marker line alone, which replaces its mirrors
 }
 
-// Report is what Apply did.
-type Report struct {
+// Plan is what Apply does to a transcript, found without changing it:
+// ctx-count shows what ctx-dedupe can save from the same plan.
+type Plan struct {
 	Reads   int      // reads of a file that did not fail
 	Files   int      // the files they read
 	Changes []Change // in transcript order
 }
 
 // Count is the number of changes of a kind.
-func (r Report) Count(k Kind) int {
+func (r Plan) Count(k Kind) int {
 	n := 0
 	for _, c := range r.Changes {
 		if c.Kind == k {
@@ -103,12 +116,51 @@ type apply struct {
 	recent int             // results from this index on are never replaced
 	ids    map[string]int  // how many calls have each id
 	counts map[string]int  // tokens by text
-	report Report
+	plan   Plan
 }
 
 // Apply replaces the repeated reads of t (and with AllTools its repeated
 // calls), changing t in place, and reports what it did.
-func (f *Filter) Apply(t *transcript.Transcript) Report {
+func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
+	p := f.Plan(t)
+	run := stats.Start(t)
+	for _, c := range p.Changes {
+		run.SetText(c.Result, c.Text)
+		if !f.opts.KeepMirrors {
+			for i := range c.Result.NumMirrors() {
+				t.SetMirror(c.Result, i, c.Line)
+			}
+		}
+	}
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.opts.Counter
+	}
+	return run.Report(ctr, p.detail())
+}
+
+// detail is the plan in words, for the stats line: "7 reads of 2 files: 1
+// pointer, 3 diffs".
+func (r Plan) detail() string {
+	s := textfmt.Plural(r.Reads, "read", "reads") + " of " + textfmt.Plural(r.Files, "file", "files")
+	var kinds []string
+	for _, k := range []struct {
+		kind      Kind
+		one, many string
+	}{{Pointer, "pointer", "pointers"}, {Diff, "diff", "diffs"}, {Repeat, "repeated call", "repeated calls"}} {
+		if n := r.Count(k.kind); n > 0 {
+			kinds = append(kinds, textfmt.Plural(n, k.one, k.many))
+		}
+	}
+	if len(kinds) > 0 {
+		s += ": " + strings.Join(kinds, ", ")
+	}
+	return s
+}
+
+// Plan finds the results Apply replaces, and what replaces them, without
+// changing t.
+func (f *Filter) Plan(t *transcript.Transcript) Plan {
 	a := &apply{Filter: f, t: t, keep: marker.Referenced(t), recent: len(t.Results) - f.opts.KeepRecent, ids: map[string]int{}, counts: map[string]int{}}
 	for _, c := range t.Calls {
 		a.ids[c.ID]++
@@ -117,8 +169,8 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 	if f.opts.AllTools {
 		a.calls()
 	}
-	slices.SortFunc(a.report.Changes, func(x, y Change) int { return x.Result.Index - y.Result.Index })
-	return a.report
+	slices.SortFunc(a.plan.Changes, func(x, y Change) int { return x.Result.Index - y.Result.Index })
+	return a.plan
 }
 
 // readKey is what makes two reads the same read: the file and the lines.
@@ -134,8 +186,8 @@ func (a *apply) reads() {
 	files := map[string]bool{}
 	for _, r := range a.t.Results {
 		c := r.Call
-		if c == nil || c.Kind != tools.Read || r.Failed() {
-			continue
+		if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
+			continue // a continuation is more output of a read, not a read
 		}
 		k := readKey{file: c.Args.File(a.t.Cwd), rng: c.Args.Range}
 		if k.file == "" {
@@ -146,9 +198,9 @@ func (a *apply) reads() {
 		}
 		groups[k] = append(groups[k], r)
 		files[k.file] = true
-		a.report.Reads++
+		a.plan.Reads++
 	}
-	a.report.Files = len(files)
+	a.plan.Files = len(files)
 	for _, k := range order {
 		if rs := groups[k]; len(rs) > 2 {
 			a.rereads(k, rs)
@@ -282,24 +334,17 @@ func (a *apply) mayReplace(r *transcript.Result) bool {
 	return r.Index < a.recent && !a.keep[r.CallID]
 }
 
-// replace replaces r with the marker line and body when that is shorter than
-// its text, and reports whether it did.
+// replace plans to replace r with the marker line and body when that is
+// shorter than its text, and reports whether it does.
 func (a *apply) replace(r *transcript.Result, kind Kind, base *transcript.Result, line, body string) bool {
-	old := r.Text()
 	text := line
 	if body != "" {
 		text += "\n" + body
 	}
-	if !a.shorter(text, old) {
+	if !a.shorter(text, r.Text()) {
 		return false
 	}
-	a.t.SetText(r, text)
-	if !a.opts.KeepMirrors {
-		for i := range r.Mirrors() {
-			a.t.SetMirror(r, i, line)
-		}
-	}
-	a.report.Changes = append(a.report.Changes, Change{Result: r, Kind: kind, Base: base, Old: old})
+	a.plan.Changes = append(a.plan.Changes, Change{Result: r, Kind: kind, Base: base, Text: text, Line: line})
 	return true
 }
 

@@ -151,20 +151,24 @@ func TestGolden(t *testing.T) {
 			check(t, in, out, opts)
 			f, _ := New(opts)
 			tr := transcripttest.Parse(t, in)
+			plan := f.Plan(tr)
 			rep := f.Apply(tr)
-			testutil.Golden(t, filepath.Join("testdata", c.name+".golden"), []byte(dump(tr, rep, opts)))
+			if rep.Changed != len(plan.Changes) || rep.Results != len(tr.Results) || rep.Detail != plan.detail() {
+				t.Errorf("report %+v, plan of %d changes (%s)", rep, len(plan.Changes), plan.detail())
+			}
+			testutil.Golden(t, filepath.Join("testdata", c.name+".golden"), []byte(dump(tr, plan, opts)))
 		})
 	}
 }
 
 // dump renders what Apply did for a golden file: the report, then every
 // result, whole ones by size and replaced ones in full with their mirrors.
-func dump(tr *transcript.Transcript, rep Report, opts Options) string {
+func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v\n",
 		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors)
-	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", plural(rep.Reads, "read"), plural(rep.Files, "file"),
-		plural(rep.Count(Pointer), "pointer"), plural(rep.Count(Diff), "diff"), plural(rep.Count(Repeat), "repeated call"))
+	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", textfmt.Plural(rep.Reads, "read", "reads"), textfmt.Plural(rep.Files, "file", "files"),
+		textfmt.Plural(rep.Count(Pointer), "pointer", "pointers"), textfmt.Plural(rep.Count(Diff), "diff", "diffs"), textfmt.Plural(rep.Count(Repeat), "repeated call", "repeated calls"))
 	changed := map[*transcript.Result]Change{}
 	for _, c := range rep.Changes {
 		changed[c.Result] = c
@@ -296,7 +300,7 @@ func TestInvariants(t *testing.T) {
 // the shipped example session has re-reads that become diffs.
 func TestFindsRereads(t *testing.T) {
 	f, _ := New(defaults(t))
-	rep := f.Apply(transcripttest.Parse(t, read(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))))
+	rep := f.Plan(transcripttest.Parse(t, read(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl"))))
 	if rep.Count(Diff) == 0 {
 		t.Errorf("example session: %d pointers, %d diffs; want diffs", rep.Count(Pointer), rep.Count(Diff))
 	}
@@ -327,17 +331,18 @@ func session(entries ...string) []byte {
 	return []byte(b.String())
 }
 
-// outcome runs Apply and tells what became of each result: "=" whole, "p"
+// fates runs Apply and tells what became of each result: "=" whole, "p"
 // pointer, "d" diff, "r" repeat, each followed by the number of the call it
 // points at.
-func outcome(t *testing.T, in []byte, opts Options) string {
+func fates(t *testing.T, in []byte, opts Options) string {
 	t.Helper()
 	f, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := transcripttest.Parse(t, in)
-	rep := f.Apply(tr)
+	rep := f.Plan(tr)
+	f.Apply(tr)
 	got := make([]string, len(tr.Results))
 	for i := range got {
 		got[i] = "="
@@ -394,7 +399,7 @@ func TestRules(t *testing.T) {
 			if c.opts != nil {
 				c.opts(&opts)
 			}
-			if got := outcome(t, session(c.entries...), opts); got != c.want {
+			if got := fates(t, session(c.entries...), opts); got != c.want {
 				t.Errorf("got %s, want %s", got, c.want)
 			}
 		})
@@ -415,7 +420,7 @@ func TestLeavesMarkersAlone(t *testing.T) {
 		read+big,
 		read+big,
 	)
-	if got, want := outcome(t, in, defaults(t)), "= = = = p3 ="; got != want {
+	if got, want := fates(t, in, defaults(t)), "= = = = p3 ="; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -427,7 +432,7 @@ func TestOddIDs(t *testing.T) {
 	in := string(session(`read_file {"path":"a"} => `+big, `read_file {"path":"a"} => `+big, `read_file {"path":"a"} => `+big))
 	for name, id := range map[string]string{"a space": "c 1", "one char": "x", "a shared id": "c2"} {
 		odd := []byte(strings.ReplaceAll(in, `"c1"`, `"`+id+`"`))
-		if got := outcome(t, odd, defaults(t)); got != "= = =" {
+		if got := fates(t, odd, defaults(t)); got != "= = =" {
 			t.Errorf("%s: got %s, want = = =", name, got)
 		}
 	}
@@ -563,7 +568,7 @@ func FuzzRereads(f *testing.F) {
 			return
 		}
 		opts := Options{MaxReads: maxReads, AllTools: ops[0]%2 == 0, NoDiff: ops[0]%5 == 4, KeepRecent: int(ops[0] % 3), Counter: counter()}
-		outcome(t, session(entries...), opts)
+		fates(t, session(entries...), opts)
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/testutil"
 )
 
 // rebuild gives back the text that a diff pointer replaced, from the text
@@ -22,21 +24,22 @@ func rebuild(base, pointer string) (string, error) {
 	if !strings.Contains(line, "(line numbers stripped)") {
 		return applyUnified(base, diff, 0)
 	}
-	n, ok := splitNumbered(base)
+	n, ok := outcome.SplitNumbered(base)
 	if !ok {
 		return "", fmt.Errorf("line numbers stripped, but the base has none")
 	}
-	body, err := applyUnified(n.body, diff, n.start-1)
+	body, err := applyUnified(n.Body, diff, n.Start-1)
 	if err != nil {
 		return "", err
 	}
 	return number(n, body), nil
 }
 
-// number gives lines their numbers back: the inverse of splitNumbered.
-func number(n numbered, body string) string {
-	lines := append(append([]string{}, n.head...), numberLines(n.start, n.sep, strings.Split(body, "\n")...))
-	return strings.Join(append(lines, n.tail...), "\n")
+// number gives lines their numbers back: the inverse of
+// outcome.SplitNumbered.
+func number(n outcome.Numbered, body string) string {
+	lines := append(append([]string{}, n.Head...), testutil.NumberLines(n.Start, n.Sep, strings.Split(body, "\n")...))
+	return strings.Join(append(lines, n.Tail...), "\n")
 }
 
 // applyUnified applies a unified diff as unifiedDiff writes it to base, with
@@ -125,59 +128,6 @@ func applyUnified(base, diff string, offset int) (string, error) {
 	return udiff.Apply(base, edits)
 }
 
-// numberLines numbers lines from start as Claude Code's Read does.
-func numberLines(start int, sep string, lines ...string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "%6d%s%s", start+i, sep, l)
-	}
-	return b.String()
-}
-
-func TestSplitNumbered(t *testing.T) {
-	cases := []struct {
-		name, text string
-		ok         bool
-		start      int
-		sep, body  string
-		head, tail int
-	}{
-		{"claude code", numberLines(1, "→", "a", "b", ""), true, 1, "→", "a\nb\n", 0, 0},
-		{"a range", numberLines(998, "→", "x", "y", "z"), true, 998, "→", "x\ny\nz", 0, 0},
-		{"past six digits", numberLines(999999, "→", "x", "y"), true, 999999, "→", "x\ny", 0, 0},
-		{"cat -n with a header", "Here's the result of running `cat -n` on f:\n" + numberLines(1, "\t", "a", "b") + "\n", true, 1, "\t", "a\nb", 1, 1},
-		{"a note after", numberLines(5, "→", "a") + "\n\n<system-reminder>note</system-reminder>", true, 5, "→", "a", 0, 2},
-		{"not counting up", "     1→a\n     3→b", true, 1, "→", "a", 0, 1},
-		{"two separators", "     1→a\n     2\tb", true, 1, "→", "a", 0, 1},
-		{"not padded", "1→a", false, 0, "", "", 0, 0},
-		{"too padded", "      1→a", false, 0, "", "", 0, 0},
-		{"a leading zero", "    01→a", false, 0, "", "", 0, 0},
-		{"no separator", "     1 a", false, 0, "", "", 0, 0},
-		{"plain text", "hello\nworld", false, 0, "", "", 0, 0},
-		{"empty", "", false, 0, "", "", 0, 0},
-	}
-	for _, c := range cases {
-		n, ok := splitNumbered(c.text)
-		if ok != c.ok {
-			t.Errorf("%s: ok = %v, want %v", c.name, ok, c.ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if n.start != c.start || n.sep != c.sep || n.body != c.body || len(n.head) != c.head || len(n.tail) != c.tail {
-			t.Errorf("%s: got start %d sep %q body %q head %d tail %d; want %d %q %q %d %d",
-				c.name, n.start, n.sep, n.body, len(n.head), len(n.tail), c.start, c.sep, c.body, c.head, c.tail)
-		}
-		if got := number(n, n.body); got != c.text {
-			t.Errorf("%s: numbered again: %q, want %q", c.name, got, c.text)
-		}
-	}
-}
-
 func TestUnifiedDiff(t *testing.T) {
 	long := make([]string, 40)
 	for i := range long {
@@ -189,11 +139,11 @@ func TestUnifiedDiff(t *testing.T) {
 		stripped         bool
 		want             string // the diff's hunk headers and changed lines
 	}{
-		{"numbered: an insertion is one line", numberLines(1, "→", long...), numberLines(1, "→", inserted...), true,
+		{"numbered: an insertion is one line", testutil.NumberLines(1, "→", long...), testutil.NumberLines(1, "→", inserted...), true,
 			"@@ -8,6 +8,7 @@|+new"},
-		{"numbered range: file line numbers in the headers", numberLines(100, "→", long...), numberLines(100, "→", inserted...), true,
+		{"numbered range: file line numbers in the headers", testutil.NumberLines(100, "→", long...), testutil.NumberLines(100, "→", inserted...), true,
 			"@@ -107,6 +107,7 @@|+new"},
-		{"numbered from another start: raw", numberLines(1, "→", long...), numberLines(2, "→", long...), false, ""},
+		{"numbered from another start: raw", testutil.NumberLines(1, "→", long...), testutil.NumberLines(2, "→", long...), false, ""},
 		{"plain text", "a\nb\nc\n", "a\nB\nc\n", false, "@@ -1,3 +1,3 @@|-b|+B"},
 		{"no newline at the end", "a\nb", "a\nc", false, "@@ -1,2 +1,2 @@|-b|+c"},
 		{"equal", "a\n", "a\n", false, "="},
@@ -257,7 +207,7 @@ func FuzzUnifiedDiff(f *testing.F) {
 		if start < 0 || start > 1e7 {
 			return
 		}
-		nb, nt := numberLines(start, "→", strings.Split(base, "\n")...), numberLines(start, "→", strings.Split(text, "\n")...)
+		nb, nt := testutil.NumberLines(start, "→", strings.Split(base, "\n")...), testutil.NumberLines(start, "→", strings.Split(text, "\n")...)
 		diff, stripped = unifiedDiff("f", nb, nt)
 		if !stripped {
 			t.Fatalf("numbered reads from %d not stripped:\n%q\n%q", start, nb, nt)

@@ -1,10 +1,14 @@
 package loops
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -14,7 +18,7 @@ const tool = "loops"
 // bannerEnd closes the banner; the output as it was follows it, whole.
 const bannerEnd = "--- the output as it was ---\n"
 
-// Banner is the header that --banner puts above a failed result, so that
+// Header is the banner that --banner puts above a failed result, so that
 // the failure stands out in the history and the model does not read past
 // it, the odincode way:
 //
@@ -25,7 +29,7 @@ const bannerEnd = "--- the output as it was ---\n"
 //
 // Only the first line is the marker, and it names no call, so no filter
 // reads it as a pointer.
-func Banner(s Step) string {
+func Header(s Step) string {
 	var b strings.Builder
 	b.WriteString(marker.Line(tool, s.Tool+" failed"))
 	if s.ExitCode != nil {
@@ -53,32 +57,47 @@ func Unbanner(text string) (string, bool) {
 	return rest, true
 }
 
-// BannerReport says what ApplyBanner did.
-type BannerReport struct {
-	Results int // tool results in the transcript
-	Failed  int // failed results
-	Changed int // results given a banner
+// BannerOptions are --banner's settings.
+type BannerOptions struct {
+	// Measure fills the Report's token counts, with Counter: it costs a
+	// count of the whole transcript, so it is only done for --stats.
+	Measure bool
+	Counter tokens.Counter
 }
 
-// ApplyBanner puts a banner above every failed result of t that has a call
-// and no marker yet (a second run changes nothing; a result another filter
+// Banner is the --banner filter, its options checked.
+type Banner struct{ opts BannerOptions }
+
+// NewBanner checks the options once.
+func NewBanner(opts BannerOptions) (*Banner, error) {
+	if opts.Measure && opts.Counter == nil {
+		return nil, errors.New("banner: no token counter")
+	}
+	return &Banner{opts: opts}, nil
+}
+
+// Apply puts a banner above every failed result of t that has a call and no
+// marker yet (a second run changes nothing; a result another filter
 // replaced keeps its own marker first). Mirrors of the output (Claude Code's
 // toolUseResult) are left as they are: the model is not sent them. A banner
 // adds a few dozen tokens to each failed result: the one filter that makes
 // a transcript longer, on purpose.
-func ApplyBanner(t *transcript.Transcript) BannerReport {
-	rep := BannerReport{Results: len(t.Results)}
+func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
+	run := stats.Start(t)
+	failed := 0
 	for _, r := range t.Results {
 		if r.Call == nil || !r.Failed() {
 			continue
 		}
-		rep.Failed++
+		failed++
 		if r.HasPrefix("[ctx-") && marker.Is(r.Text(), "") {
 			continue
 		}
-		s := NewStep(r.Call, t.Cwd)
-		t.SetText(r, Banner(s)+r.Text())
-		rep.Changed++
+		run.SetText(r, Header(NewStep(r.Call, t.Cwd))+r.Text())
 	}
-	return rep
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.opts.Counter
+	}
+	return run.Report(ctr, textfmt.Plural(failed, "failed result", "failed results"))
 }

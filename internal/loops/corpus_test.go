@@ -98,7 +98,11 @@ func checkBanner(t *testing.T, tr *transcript.Transcript) {
 	for i, r := range tr.Results {
 		before[i] = r.Text()
 	}
-	rep := ApplyBanner(tr)
+	b, err := NewBanner(BannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := b.Apply(tr)
 	out := transcripttest.Parse(t, tr.Bytes())
 	if len(out.Results) != len(tr.Results) || len(out.Calls) != len(tr.Calls) {
 		t.Fatalf("%d results and %d calls out, %d and %d in", len(out.Results), len(out.Calls), len(tr.Results), len(tr.Calls))
@@ -121,7 +125,7 @@ func checkBanner(t *testing.T, tr *transcript.Transcript) {
 	if changed != rep.Changed {
 		t.Errorf("%d results changed, the report says %d", changed, rep.Changed)
 	}
-	if again := ApplyBanner(out); again.Changed != 0 {
+	if again := b.Apply(out); again.Changed != 0 {
 		t.Errorf("a second run gave %d more banners", again.Changed)
 	}
 }

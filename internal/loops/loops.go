@@ -19,6 +19,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -190,9 +191,26 @@ func (s *Step) Done(kind tools.Kind, failed bool, output string, exitCode *int) 
 		code := *exitCode
 		s.ExitCode = &code
 	}
-	body := errorBody(output)
-	s.Error = textfmt.Clip(firstError(body), 200)
+	body := strings.TrimSpace(outcome.Body(output))
+	if onlyExitStatus(body) {
+		return // a grep that found nothing: no error text to compare
+	}
+	s.Error = outcome.ErrorLine(output)
 	s.ErrorHash = fingerprint(body)
+}
+
+// onlyExitStatus reports whether an output says nothing but how the
+// command exited (Claude Code's "Exit code 1" of a grep that found nothing).
+func onlyExitStatus(body string) bool {
+	for line := range strings.Lines(body) {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if k, ok := outcome.Classify(line); !ok || k != outcome.Exit {
+			return false
+		}
+	}
+	return true
 }
 
 // Loop is one loop found.

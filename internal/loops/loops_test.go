@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 // Steps for the tests: a shell call of cmd that succeeded (ok), failed with
@@ -218,37 +220,31 @@ func TestRecent(t *testing.T) {
 	}
 }
 
-func TestErrorBody(t *testing.T) {
+// TestDone: two runs of a command that failed the same way have the same
+// error, whatever changes from run to run in the agent's wrapper.
+func TestDone(t *testing.T) {
 	codex := "Chunk ID: 10bba6\nWall time: 0.0123 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: a.txt: No such file or directory\n"
 	codex2 := strings.Replace(strings.Replace(codex, "10bba6", "77aa01", 1), "0.0123", "0.0456", 1)
-	if a, b := errorBody(codex), errorBody(codex2); a != b || a != "cat: a.txt: No such file or directory" {
-		t.Errorf("codex bodies %q and %q", a, b)
+	var a, b, c Step
+	a.Done(tools.Shell, true, codex, nil)
+	b.Done(tools.Shell, true, codex2, nil)
+	c.Done(tools.Shell, true, strings.Replace(codex, "a.txt", "b.txt", 2), nil)
+	if a.ErrorHash != b.ErrorHash || a.Error != "cat: a.txt: No such file or directory" {
+		t.Errorf("two runs: %q %s, %q %s", a.Error, a.ErrorHash, b.Error, b.ErrorHash)
 	}
-	if got := errorBody("Exit code 2\nmake: *** [all] Error 2"); got != "make: *** [all] Error 2" {
-		t.Errorf("claude code body %q", got)
+	if c.ErrorHash == a.ErrorHash {
+		t.Errorf("another error has the same hash")
 	}
-	if got := firstError("building\n\nmain.go:3: undefined: x\nexit status 1"); got != "building" {
-		t.Errorf("firstError without an error word took %q", got)
-	}
-	if got := firstError("ok so far\nError: boom\n"); got != "Error: boom" {
-		t.Errorf("firstError %q", got)
-	}
-}
-
-// FuzzErrorBody: the body is a part of the output, and the error line one
-// of its lines.
-func FuzzErrorBody(f *testing.F) {
-	for _, s := range []string{"Exit code 1\nboom", "Chunk ID: a\nWall time: 1\nProcess exited with code 2\nOutput:\nx: error\n",
-		"<returncode>1</returncode>\n<output>\nno\n</output>", "", "Output:\n"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		body := errorBody(text)
-		if !strings.Contains(text, body) {
-			t.Fatalf("errorBody(%q) = %q, not part of it", text, body)
+	for _, silent := range []string{"Exit code 1", "<returncode>1</returncode>\n<output>\n</output>", ""} {
+		var g Step
+		g.Done(tools.Shell, true, silent, nil)
+		if !g.Failed || g.Error != "" || g.ErrorHash != "" {
+			t.Errorf("%q: a failure with no error text gave %q", silent, g.Error)
 		}
-		if line := firstError(body); line != "" && !strings.Contains(body, line) {
-			t.Fatalf("firstError(%q) = %q, not a line of it", body, line)
-		}
-	})
+	}
+	var e Step
+	e.Done(tools.Edit, false, "The file a.go has been updated.", nil)
+	if !e.Progress || e.Failed || e.Error != "" {
+		t.Errorf("a successful edit: %+v", e)
+	}
 }

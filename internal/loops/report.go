@@ -98,7 +98,7 @@ func (s Summary) WriteText(w io.Writer) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %s, %s, %s failed; %s\n", textfmt.Escape(r.File), r.Format, plural(r.Calls, "call"), textfmt.Int(r.Failed), loopCount(len(r.Loops)))
+		fmt.Fprintf(&b, "%s: %s, %s, %s failed; %s\n", textfmt.Escape(r.File), r.Format, textfmt.Plural(r.Calls, "call", "calls"), textfmt.Int(r.Failed), loopCount(len(r.Loops)))
 		for _, l := range r.Loops {
 			head := "  " + string(l.Kind) + "  " + textfmt.Escape(l.Tool)
 			if l.What != "" {
@@ -109,7 +109,7 @@ func (s Summary) WriteText(w io.Writer) error {
 			for j, c := range l.Calls {
 				ids[j] = textfmt.Escape(c.CallID)
 			}
-			fmt.Fprintf(&b, "    %s from %s to %s: %s\n", plural(l.Count, "call"), where(l.First), where(l.Last), strings.Join(ids, ", "))
+			fmt.Fprintf(&b, "    %s from %s to %s: %s\n", textfmt.Plural(l.Count, "call", "calls"), where(l.First), where(l.Last), strings.Join(ids, ", "))
 			if l.Error != "" {
 				fmt.Fprintf(&b, "    error: %s\n", textfmt.Escape(l.Error))
 			}
@@ -127,16 +127,9 @@ func where(c CallRef) string {
 	return fmt.Sprintf("line %d", c.Line)
 }
 
-func plural(n int, noun string) string {
-	if n != 1 {
-		noun += "s"
-	}
-	return textfmt.Int(n) + " " + noun
-}
-
 func loopCount(n int) string {
 	if n == 0 {
 		return "no loops"
 	}
-	return plural(n, "loop")
+	return textfmt.Plural(n, "loop", "loops")
 }

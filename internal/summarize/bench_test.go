@@ -23,7 +23,7 @@ func BenchmarkFilter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f, err := New(Defaults(), ctr)
+	f, err := New(Defaults(ctr))
 	if err != nil {
 		b.Fatal(err)
 	}

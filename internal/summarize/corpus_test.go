@@ -23,7 +23,7 @@ var configs = []struct {
 	name, encoding string
 	opts           Options
 }{
-	{"defaults", tokens.Approx, Defaults()},
+	{"defaults", tokens.Approx, Defaults(nil)},
 	{"lowered", tokens.Default, Options{Mode: ModeSummary, ProtectTokens: 2000}},
 	{"clear", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, ProtectTurns: 1, KeepMirrors: true}},
 }
@@ -55,7 +55,9 @@ func TestInvariants(t *testing.T) {
 		for _, cfg := range configs {
 			t.Run(testutil.Name(path)+"/"+cfg.name, func(t *testing.T) {
 				t.Parallel()
-				f, err := New(cfg.opts, counters[cfg.encoding])
+				opts := cfg.opts
+				opts.Counter = counters[cfg.encoding]
+				f, err := New(opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +67,7 @@ func TestInvariants(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					rep = f.Apply(tr)
+					rep = f.Run(tr)
 					return tr.Bytes(), nil
 				})
 				checkChanges(t, in, out, cfg.opts)

@@ -53,9 +53,6 @@ func FuzzParsers(f *testing.F) {
 				t.Errorf("negative counts: %+v", c)
 			}
 		}
-		if n := testNumbers(s); n != "" && !strings.ContainsAny(n, "0123456789") {
-			t.Errorf("test numbers without a number: %q", n)
-		}
 		hits := parseHits(s, "/r")
 		if len(hits.first) > searchKeep || hits.matches < 0 {
 			t.Errorf("hits: %+v", hits)
@@ -63,9 +60,6 @@ func FuzzParsers(f *testing.F) {
 		l := parseListing(s, "/r")
 		if len(l.entries.samples) > listSamples || l.entries.n != l.files+l.dirs {
 			t.Errorf("listing: %+v", l)
-		}
-		if body := unwrap(s); !strings.Contains(s, strings.TrimSpace(body)) {
-			t.Errorf("unwrap(%q) = %q, not part of the input", s, body)
 		}
 	})
 }

@@ -13,21 +13,12 @@ const (
 	gitMaxPaths = 30  // paths named per group of a status, or of a diff
 )
 
-// gitCommand finds the subcommand in a command line: git [-C DIR] [-c k=v]
-// [--no-pager] SUBCOMMAND.
-var gitCommand = regexp.MustCompile(`(?:^|[\s;&|(])git(?:\s+(?:-[Cc]\s+\S+|--?[A-Za-z][\w-]*(?:=\S+)?))*\s+(status|diff|log|show)\b`)
-
-// gitSubcommand tells what a git call ran: from a git tool's name
-// (git_status), from the command, or else from the output.
+// gitSubcommand tells what a git call ran: status, diff, log or show, as
+// internal/tools read it from the call, else from the output.
 func gitSubcommand(c *transcript.Call, body string) string {
-	name := strings.ToLower(c.Name)
-	for _, s := range []string{"status", "diff", "log", "show"} {
-		if strings.HasSuffix(name, s) {
-			return s
-		}
-	}
-	if m := gitCommand.FindStringSubmatch(c.Args.Command); m != nil {
-		return m[1]
+	switch c.Args.Subcommand {
+	case "status", "diff", "log", "show":
+		return c.Args.Subcommand
 	}
 	if strings.HasPrefix(body, "On branch ") || strings.HasPrefix(body, "HEAD detached") || strings.HasPrefix(body, "## ") {
 		return "status"
@@ -266,7 +257,7 @@ func gitHistory(o output) ([]string, string, bool) {
 	h := parseHistory(o.body)
 	var facts []string
 	if h.commits > 0 {
-		facts = append(facts, plural(h.commits, "commit", "commits"))
+		facts = append(facts, textfmt.Plural(h.commits, "commit", "commits"))
 	}
 	detail := ""
 	if len(h.files) > 0 {
@@ -277,7 +268,7 @@ func gitHistory(o output) ([]string, string, bool) {
 			removed += c.removed
 			names[i] = c.path + " " + counts(c)
 		}
-		facts = append(facts, plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
+		facts = append(facts, textfmt.Plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
 		detail = "\n" + joinPaths(names, gitMaxPaths)
 	}
 	facts = append(facts, size(o.body), "the first "+textfmt.Int(gitHead)+" chars shown")

@@ -144,11 +144,11 @@ func list(o output) ([]string, string, bool) {
 	var counts string
 	switch {
 	case l.dirs == 0:
-		counts = plural(l.files, "file", "files") + " in " + plural(len(l.parents), "directory", "directories")
+		counts = textfmt.Plural(l.files, "file", "files") + " in " + textfmt.Plural(len(l.parents), "directory", "directories")
 	case l.files == 0:
-		counts = plural(l.dirs, "directory", "directories")
+		counts = textfmt.Plural(l.dirs, "directory", "directories")
 	default:
-		counts = plural(l.files, "file", "files") + ", " + plural(l.dirs, "directory", "directories")
+		counts = textfmt.Plural(l.files, "file", "files") + ", " + textfmt.Plural(l.dirs, "directory", "directories")
 	}
 	return []string{counts + l.entries.String() + "; the full listing is not shown here"}, "", true
 }
@@ -171,9 +171,9 @@ func tree(o output) ([]string, string, bool) {
 	eachLine(o.body, func(_ int, line string) bool {
 		t := strings.TrimSpace(line)
 		if m := treeCounts.FindStringSubmatch(t); m != nil {
-			counts = plural(atoi(m[1]), "directory", "directories")
+			counts = textfmt.Plural(atoi(m[1]), "directory", "directories")
 			if m[2] != "" {
-				counts += ", " + plural(atoi(m[2]), "file", "files")
+				counts += ", " + textfmt.Plural(atoi(m[2]), "file", "files")
 			}
 			return true
 		}
@@ -188,7 +188,7 @@ func tree(o output) ([]string, string, bool) {
 		}
 		return true
 	})
-	facts := []string{counts, plural(total, "line", "lines")}
+	facts := []string{counts, textfmt.Plural(total, "line", "lines")}
 	if len(top) > 0 {
 		entries := strings.Join(top, ", ")
 		if more > 0 {
@@ -197,19 +197,6 @@ func tree(o output) ([]string, string, bool) {
 		facts = append(facts, "top level: "+entries)
 	}
 	return append(facts, "the tree is not shown here"), "", true
-}
-
-// isCodeMap reports whether a tool maps a repository or a file's structure
-// (Aider's repo map, Cline's list_code_definition_names, outline and
-// symbol tools).
-func isCodeMap(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range []string{"repo_map", "repomap", "repository_map", "code_map", "codemap", "structure", "outline", "definition", "symbols"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // codeMap counts the files a map covers and keeps its first characters.
@@ -225,7 +212,7 @@ func codeMap(o output) ([]string, string, bool) {
 	})
 	facts := []string{size(o.body)}
 	if files > 0 {
-		facts = append(facts, plural(files, "file", "files"))
+		facts = append(facts, textfmt.Plural(files, "file", "files"))
 	}
 	return append(facts, "the first "+textfmt.Int(codeMapHead)+" chars shown"), firstChars(o.body, codeMapHead), true
 }

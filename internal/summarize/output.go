@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -13,15 +14,13 @@ import (
 type output struct {
 	call *transcript.Call
 	cwd  string
-	// body is the output without the wrapper some formats put around a
-	// command's output (mini-swe-agent's <returncode>/<output>, Codex's
-	// "Chunk ID: … Output:" header) and without a trailing
-	// <system-reminder> block: what the tool itself printed.
+	// body is what the tool itself printed (outcome.Body): the output
+	// without a format's wrapper.
 	body string
 }
 
 func newOutput(c *transcript.Call, text, cwd string) output {
-	return output{call: c, cwd: cwd, body: unwrap(text)}
+	return output{call: c, cwd: cwd, body: outcome.Body(text)}
 }
 
 // status says how the call ended, as far as the transcript tells: "exit 0",
@@ -50,6 +49,8 @@ func (o output) status() string {
 func (o output) target() string {
 	a := o.call.Args
 	switch {
+	case a.Command != "" && a.Session != 0:
+		return "`" + oneLine(a.Command, 160) + "` (session " + strconv.Itoa(a.Session) + ")"
 	case a.Command != "":
 		return "`" + oneLine(a.Command, 160) + "`"
 	case a.Pattern != "" && a.Path != "":
@@ -62,6 +63,8 @@ func (o output) target() string {
 		return textfmt.Clip(a.URL, 120)
 	case a.URL != "":
 		return `"` + oneLine(a.URL, 100) + `"`
+	case a.Session != 0:
+		return "session " + strconv.Itoa(a.Session)
 	}
 	return ""
 }
@@ -86,61 +89,4 @@ func (o output) line(facts []string, detail string) string {
 		text = o.call.Name + ":\n" + text
 	}
 	return marker.Line("summarize", text) + detail
-}
-
-// unwrap returns what the tool printed, without the formats' wrappers.
-func unwrap(text string) string {
-	switch {
-	case strings.HasPrefix(text, "<returncode>"):
-		// mini-swe-agent: <returncode>N</returncode>\n<output>\n…</output>
-		_, rest := nextLine(text)
-		rest = strings.TrimLeft(rest, "\n")
-		if strings.HasPrefix(rest, "<warning>") {
-			// Advice to the model about a long output, not the output.
-			if _, after, ok := strings.Cut(rest, "</warning>"); ok {
-				rest = strings.TrimLeft(after, "\n")
-			}
-		}
-		if inner, ok := strings.CutPrefix(rest, "<output>\n"); ok {
-			if body, ok := strings.CutSuffix(strings.TrimRight(inner, "\n"), "</output>"); ok {
-				return body
-			}
-		}
-		return rest
-	case isCodexHeader(text):
-		// Codex: "Chunk ID: …\nWall time: …\nProcess exited with code 0\n…Output:\n…"
-		for rest := text; rest != ""; {
-			var line string
-			line, rest = nextLine(rest)
-			if line == "Output:" {
-				// A long output starts with its own count of lines.
-				if first, after := nextLine(rest); strings.HasPrefix(first, "Total output lines: ") {
-					rest = strings.TrimLeft(after, "\n")
-				}
-				return rest
-			}
-			if !isCodexHeader(line) {
-				break
-			}
-		}
-		return text
-	}
-	if body, ok := strings.CutSuffix(strings.TrimRight(text, "\n"), "</system-reminder>"); ok {
-		// Claude Code appends a reminder to reads; it is not the file.
-		if i := strings.LastIndex(body, "<system-reminder>"); i >= 0 {
-			return strings.TrimRight(body[:i], "\n")
-		}
-	}
-	return text
-}
-
-var codexHeaders = []string{"Chunk ID: ", "Wall time: ", "Process exited with code ", "Exit code: ", "Original token count: ", "Total output lines: "}
-
-func isCodexHeader(line string) bool {
-	for _, h := range codexHeaders {
-		if strings.HasPrefix(line, h) {
-			return true
-		}
-	}
-	return false
 }

@@ -125,49 +125,6 @@ Binary files a/img.png and b/img.png differ
 	}
 }
 
-func TestTestNumbers(t *testing.T) {
-	cases := []struct{ name, in, want string }{
-		{"pytest", "....F.\n=================== 1 failed, 45 passed, 2 warnings in 0.12s ===================\n", "1 failed, 45 passed, 2 warnings"},
-		{"pytest -q", "F.\n2 failed, 45 passed in 1.02s\n", "2 failed, 45 passed"},
-		{"pytest with the time in minutes", "=== 3 passed in 75.10s (0:01:15) ===\n", "3 passed"},
-		{"go test -v", "=== RUN   TestA\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n--- FAIL: TestB (0.01s)\n    --- PASS: TestB/sub (0.00s)\n--- SKIP: TestC (0.00s)\nFAIL\nFAIL\texample.com/a\t0.02s\nok  \texample.com/b\t0.01s\n?   \texample.com/c\t[no test files]\n",
-			"2 passed, 1 failed, 1 skipped; 1 packages failed, 1 packages ok"},
-		{"cargo, two crates", "test result: ok. 45 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s\ntest result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out\n",
-			"48 passed, 2 failed, 1 ignored"},
-		{"jest", "Test Suites: 1 failed, 3 passed, 4 total\nTests:       2 failed, 45 passed, 47 total\nSnapshots:   0 total\n", "2 failed, 45 passed, 47 total"},
-		{"vitest", " Test Files  1 failed | 2 passed (3)\n      Tests  2 failed | 45 passed (47)\n", "2 failed, 45 passed"},
-		{"mocha", "  45 passing (2s)\n  1 pending\n  2 failing\n", "45 passing, 1 pending, 2 failing"},
-		{"ExUnit", "Finished in 0.7 seconds (0.4s async, 0.3s sync)\n12 doctests, 43 tests, 0 failures, 1 skipped\n", "12 doctests, 43 tests, 0 failures, 1 skipped"},
-		{"ExUnit, excluded", "120 tests, 2 failures (3 excluded)\n", "120 tests, 2 failures"},
-		{"unittest ok", "..\n----------------------------------------------------------------------\nRan 45 tests in 0.123s\n\nOK (skipped=3)\n", "45 tests, 3 skipped"},
-		{"Django failed", "Ran 12 tests in 0.5s\n\nFAILED (failures=2, errors=1)\n", "12 tests, 2 failures, 1 errors"},
-		{"no test run", "Compiling 3 files (.ex)\nGenerated spotter app\n", ""},
-		{"numbers that are not counts", "Listening on :4000, pid 1234\nprocessed 45 items\n", ""},
-	}
-	for _, c := range cases {
-		if got := testNumbers(c.in); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
-	}
-}
-
-func TestIsErrorLine(t *testing.T) {
-	yes := []string{"Error: boom", "error[E0308]: mismatched types", "--- FAIL: TestX (0.00s)", "FAILED tests/a.py::test_b",
-		"panic: runtime error", "Traceback (most recent call last):", "     ** (RuntimeError) no key", "ModuleNotFoundError: x",
-		"java.lang.NullPointerException", "fatal: not a git repository", "2 failed, 3 passed", "FAIL\tpkg\t0.1s"}
-	no := []string{"ok  \tpkg\t0.1s", "0 failed, 3 passed", "Tests: 0 failures", "stderr redirected", "terrors", "all good", "43 tests, 0 failures"}
-	for _, l := range yes {
-		if !isErrorLine(l) {
-			t.Errorf("isErrorLine(%q) = false", l)
-		}
-	}
-	for _, l := range no {
-		if isErrorLine(l) {
-			t.Errorf("isErrorLine(%q) = true", l)
-		}
-	}
-}
-
 func TestParseHits(t *testing.T) {
 	cases := []struct {
 		name, in             string
@@ -237,23 +194,6 @@ func TestCodeMap(t *testing.T) {
 	got := summarizeWith(t, "repo_map", `{}`, out)
 	if !strings.HasPrefix(got, "[ctx-summarize] repo_map: 15 lines ("+textfmt.Int(utf8.RuneCountInString(out))+" chars); 3 files; the first 500 chars shown.\nsrc/app.py:") {
 		t.Errorf("got\n%s", got)
-	}
-}
-
-func TestUnwrap(t *testing.T) {
-	cases := []struct{ name, in, want string }{
-		{"mini-swe-agent", "<returncode>0</returncode>\n<output>\na\nb\n</output>", "a\nb\n"},
-		{"mini-swe-agent, long", "<returncode>0</returncode>\n<warning>\nToo long.\n</warning><output_head>\na\n</output_head>", "<output_head>\na\n</output_head>"},
-		{"codex", "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nhello\n", "hello\n"},
-		{"codex, long", "Exit code: 0\nWall time: 1 seconds\nOutput:\nTotal output lines: 734\n\nhello\n", "hello\n"},
-		{"codex header without output", "Wall time: 1 seconds\nsomething", "Wall time: 1 seconds\nsomething"},
-		{"claude code read", "     1→a\n     2→b\n\n<system-reminder>\nWhenever you read a file…\n</system-reminder>\n", "     1→a\n     2→b"},
-		{"plain", "plain\n", "plain\n"},
-	}
-	for _, c := range cases {
-		if got := unwrap(c.in); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
 	}
 }
 

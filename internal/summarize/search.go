@@ -2,6 +2,8 @@ package summarize
 
 import (
 	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 const searchKeep = 3 // matches kept of a search
@@ -131,14 +133,14 @@ func search(o output) ([]string, string, bool) {
 	h := parseHits(o.body, o.cwd)
 	switch {
 	case h.onlyFiles:
-		return []string{plural(len(h.files), "file", "files") + " with matches" + h.names.String() + "; the full list is not shown here"}, "", true
+		return []string{textfmt.Plural(len(h.files), "file", "files") + " with matches" + h.names.String() + "; the full list is not shown here"}, "", true
 	case h.matches == 0:
 		return other(o)
 	}
-	count := plural(h.matches, "match", "matches")
+	count := textfmt.Plural(h.matches, "match", "matches")
 	if len(h.files) > 0 {
-		count += " in " + plural(len(h.files), "file", "files") + h.names.String()
+		count += " in " + textfmt.Plural(len(h.files), "file", "files") + h.names.String()
 	}
-	return []string{count, "the first " + plural(len(h.first), "match", "matches") + " shown"},
+	return []string{count, "the first " + textfmt.Plural(len(h.first), "match", "matches") + " shown"},
 		excerpt(o.body, h.total, h.first), true
 }

@@ -13,13 +13,14 @@
 package summarize
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -66,11 +67,17 @@ type Options struct {
 	// by default the first is set to the summary and the others emptied,
 	// so that the full output does not stay in the file unseen.
 	KeepMirrors bool
+	// Counter counts tokens: the windows, the savings, the trigger.
+	Counter tokens.Counter
+	// Measure fills the token counts of the stats.Report (the whole
+	// transcript's, before and after), for --stats.
+	Measure bool
 }
 
-// Defaults are ctx-summarize's defaults: OpenCode's thresholds.
-func Defaults() Options {
-	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000}
+// Defaults are ctx-summarize's defaults, OpenCode's thresholds, counting
+// with ctr.
+func Defaults(ctr tokens.Counter) Options {
+	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000, Counter: ctr}
 }
 
 // Filter is a validated configuration, ready to apply to transcripts.
@@ -82,7 +89,11 @@ type Filter struct {
 }
 
 // New checks the options and returns the filter they describe.
-func New(opts Options, ctr tokens.Counter) (*Filter, error) {
+func New(opts Options) (*Filter, error) {
+	ctr := opts.Counter
+	if ctr == nil {
+		return nil, errors.New("summarize: no token counter")
+	}
 	f := &Filter{opts: opts, ctr: ctr, exclude: map[string]bool{}}
 	switch opts.Mode {
 	case ModeSummary, "":
@@ -92,10 +103,10 @@ func New(opts Options, ctr tokens.Counter) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	for name, v := range map[string]int{"protect-tokens": opts.ProtectTokens, "protect-turns": opts.ProtectTurns,
-		"keep-recent": opts.KeepRecent, "min-savings": opts.MinSavings, "trigger": opts.Trigger} {
+	names := []string{"protect-tokens", "protect-turns", "keep-recent", "min-savings", "trigger"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger} {
 		if v < 0 {
-			return nil, fmt.Errorf("%s must be 0 or more, not %d", name, v)
+			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
 	}
 	for _, name := range opts.ExcludeTools {
@@ -106,10 +117,13 @@ func New(opts Options, ctr tokens.Counter) (*Filter, error) {
 	return f, nil
 }
 
-// Report says what a run did to one transcript. Its JSON form is part of
-// ctx-summarize's --json schema (docs/summarize.md). Tokens are those of the
-// tool results' text.
+// Report says in detail what a run did to one transcript. Its JSON form is
+// part of ctx-summarize's --json schema (docs/summarize.md). Tokens are
+// those of the tool results' text.
 type Report struct {
+	// Stats is what every filter reports, for the --stats line.
+	Stats stats.Report `json:"-"`
+
 	File       string `json:"file,omitempty"`
 	Format     string `json:"format"`
 	Results    int    `json:"tool_results"`
@@ -167,15 +181,6 @@ type Entry struct {
 // Saved is the tokens the run saved.
 func (r Report) Saved() int { return r.TokensBefore - r.TokensAfter }
 
-// String is the --stats line.
-func (r Report) String() string {
-	if r.Unchanged != "" {
-		return "unchanged: " + r.Unchanged
-	}
-	return "summarized " + textfmt.Int(r.Summarized) + " of " + textfmt.Int(r.Results) + " tool results: " +
-		textfmt.Change(r.TokensBefore, r.TokensAfter, "tokens of tool output")
-}
-
 // plan is a summary that will replace a result.
 type plan struct {
 	r       *transcript.Result
@@ -183,10 +188,28 @@ type plan struct {
 	tokens  int
 }
 
-// Apply summarizes t's old results in place (t.SetText) and reports what it
-// did. It changes nothing when a threshold says so, or when nothing old can
-// be summarized.
-func (f *Filter) Apply(t *transcript.Transcript) Report {
+// Apply summarizes t's old results in place and reports what it did. It
+// changes nothing when a threshold says so, or when nothing old can be
+// summarized.
+func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).Stats }
+
+// Run is Apply with the detail of ctx-summarize's --json report.
+func (f *Filter) Run(t *transcript.Transcript) Report {
+	run := stats.Start(t)
+	rep := f.run(t, run)
+	detail := ""
+	if rep.Unchanged != "" {
+		detail = "unchanged: " + rep.Unchanged
+	}
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.ctr
+	}
+	rep.Stats = run.Report(ctr, detail)
+	return rep
+}
+
+func (f *Filter) run(t *transcript.Transcript, run *stats.Run) Report {
 	rep := Report{Format: string(t.Format), Results: len(t.Results)}
 	texts := make([]string, len(t.Results))
 	parallel.For(len(texts), 32, func(i int) { texts[i] = t.Results[i].Text() })
@@ -197,7 +220,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 	rep.TokensAfter = rep.TokensBefore
 
 	if f.opts.Trigger > 0 {
-		rep.HistoryTokens = count.Count(t, f.ctr, 0).Tokens
+		rep.HistoryTokens = stats.Count(t, f.ctr).Tokens()
 		if rep.HistoryTokens <= f.opts.Trigger {
 			rep.Unchanged = fmt.Sprintf("the history has %s tokens, not over --trigger %s",
 				textfmt.Int(rep.HistoryTokens), textfmt.Int(f.opts.Trigger))
@@ -220,7 +243,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 		plans = nil
 	}
 	for _, p := range plans {
-		f.replace(t, p)
+		f.replace(t, run, p)
 	}
 	rep.finish(t, plans, before)
 	return rep
@@ -271,8 +294,8 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 
 // replace writes a summary in place of its result and, unless KeepMirrors,
 // of the result's mirrors: the first becomes the summary, the others empty.
-func (f *Filter) replace(t *transcript.Transcript, p plan) {
-	t.SetText(p.r, p.summary)
+func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
+	run.SetText(p.r, p.summary)
 	if f.opts.KeepMirrors {
 		return
 	}

@@ -83,7 +83,7 @@ func pick(c *transcript.Call, body string) kindSummary {
 		}
 		return shell
 	}
-	if isCodeMap(c.Name) {
+	if tools.IsCodeMap(c.Name) {
 		return codeMap
 	}
 	return other
@@ -103,7 +103,7 @@ func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
 		return "", false
 	}
 	o := newOutput(c, text, s.Cwd)
-	removed := "output cleared: " + size(text) + ", " + plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
+	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
 	return o.line([]string{o.status(), removed}, ""), true
 }
 
@@ -132,7 +132,7 @@ func read(o output) ([]string, string, bool) {
 // web keeps the URL or query (in the marker line) and the first lines.
 func web(o output) ([]string, string, bool) {
 	total := countLines(o.body)
-	return []string{size(o.body) + ", the first " + plural(min(webHead, total), "line", "lines") + " shown"},
+	return []string{size(o.body) + ", the first " + textfmt.Plural(min(webHead, total), "line", "lines") + " shown"},
 		excerpt(o.body, total, head(o.body, webHead)), true
 }
 

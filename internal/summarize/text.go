@@ -158,14 +158,6 @@ func size(text string) string {
 	return textfmt.Int(lines) + unit + " (" + textfmt.Int(utf8.RuneCountInString(text)) + " chars)"
 }
 
-// plural is "1 file", "2 files".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return textfmt.Int(n) + " " + many
-}
-
 // atoi reads a decimal number; bad input gives 0.
 func atoi(s string) int {
 	n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", ""))

@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -154,4 +156,18 @@ func Fixtures(t testing.TB) []string {
 // subtest names: claude-code/spotter-subagent.jsonl.
 func Name(path string) string {
 	return filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
+}
+
+// NumberLines numbers lines from start as read tools print a file: the
+// number right-aligned in six columns, then sep ("→" for Claude Code's
+// Read, a tab for cat -n), then the line.
+func NumberLines(start int, sep string, lines ...string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%6d%s%s", start+i, sep, l)
+	}
+	return b.String()
 }

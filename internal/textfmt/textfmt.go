@@ -30,6 +30,14 @@ func Int(n int) string {
 	return b.String()
 }
 
+// Plural is a count and its noun: "1 file", "2,040 files".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Int(n) + " " + many
+}
+
 // Percent formats a share (0.732) as "73.2%".
 func Percent(share float64) string {
 	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"

@@ -79,6 +79,17 @@ func TestClip(t *testing.T) {
 	}
 }
 
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 files"}, {1, "1 file"}, {2, "2 files"}, {2040, "2,040 files"}} {
+		if got := Plural(c.n, "file", "files"); got != c.want {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
 func TestEscape(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"", ""},

@@ -48,13 +48,23 @@ type Args struct {
 	Pattern string   // for search and list: the pattern or glob
 	URL     string   // for web: the URL or the query
 	Intent  string   // the call's stated intent or description
+	// Subcommand is what a git call runs: status, diff, log, show, blame…
+	Subcommand string
+	// Session is the running command a call writes to or polls (Codex's
+	// write_stdin: session_id); 0 for others.
+	Session int
 }
 
-// Target is what a call is about, for markers and reports: the path (as File
-// gives it for the session's cwd) with its range, else the command, pattern
-// or URL.
+// Target is what a call is about, for markers and reports: what a search or
+// listing tool looked for and where ("**/*.go in src"), else the path (as
+// File gives it for the session's cwd) with its range, the command, the
+// pattern, the URL, or the session it writes to.
 func (a Args) Target(cwd string) string {
 	switch {
+	case a.Pattern != "" && a.Command == "" && a.Path != "":
+		return a.Pattern + " in " + a.File(cwd)
+	case a.Pattern != "" && a.Command == "":
+		return a.Pattern
 	case a.Path != "" && !a.Range.Whole():
 		return a.File(cwd) + " (" + a.Range.String() + ")"
 	case a.Path != "":
@@ -63,8 +73,12 @@ func (a Args) Target(cwd string) string {
 		return a.Command
 	case a.Pattern != "":
 		return a.Pattern
+	case a.URL != "":
+		return a.URL
+	case a.Session != 0:
+		return "session " + strconv.Itoa(a.Session)
 	}
-	return a.URL
+	return ""
 }
 
 var (
@@ -77,12 +91,13 @@ var (
 	patchKeys   = []string{"input", "patch", "diff"}
 	startKeys   = []string{"start_line", "line_start", "startLine", "start"}
 	endKeys     = []string{"end_line", "line_end", "endLine", "end"}
+	sessionKeys = []string{"session_id"}
 
 	// argKeys are all the arguments Classify reads, found in one pass over
 	// the input: a Write's input holds a whole file, which a lookup per key
 	// would scan again and again.
 	argKeys = unique(pathKeys, intentKeys, patternKeys, urlKeys, dirKeys, commandKeys, patchKeys,
-		startKeys, endKeys, []string{"action", "view_range", "offset", "limit"})
+		startKeys, endKeys, sessionKeys, []string{"action", "view_range", "offset", "limit"})
 )
 
 func unique(lists ...[]string) []string {
@@ -180,6 +195,7 @@ func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
 		if a.Command != "" {
 			return t.classifyShell(a)
 		}
+		a.Session = in.int(sessionKeys)
 		return Shell, a
 	case "":
 		kind = Other
@@ -202,6 +218,11 @@ func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
 		a.Pattern = in.str(patternKeys)
 	case Web:
 		a.URL = in.str(urlKeys)
+	case Git:
+		// git_status, git_diff…: the subcommand is the name's last part.
+		if _, sub, ok := strings.Cut(lower, "_"); ok {
+			a.Subcommand = sub
+		}
 	}
 	if a.Path != "" && len(a.Paths) == 0 && (kind == Edit || kind == Write) {
 		a.Paths = []string{a.Path}

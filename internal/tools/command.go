@@ -217,8 +217,34 @@ func classifyPipeline(pl pipeline) Classified {
 	}
 
 	c := classifySimple(prog, args, first)
-	if c.Kind == Read {
+	switch c.Kind {
+	case Read:
 		return followRead(c, pl[1:])
+	case List, Search, Git, Web:
+		return followOutput(c, pl[1:])
+	}
+	return c
+}
+
+// followOutput keeps a listing's, search's, git's or fetch's kind when the
+// commands after it only pick lines of its output (head, tail, sort, uniq,
+// grep, cat); anything else (xargs cat, jq, wc, awk) makes the call plain
+// shell, since what it prints is no longer the listing:
+// find . -name '*.json' | xargs cat | jq . prints JSON, not paths.
+func followOutput(c Classified, rest pipeline) Classified {
+	for _, cmd := range rest {
+		words := stripPrefixes(cmd.words)
+		if cmd.compound || len(words) == 0 {
+			return Classified{Kind: Shell, Args: Args{Dir: c.Args.Dir}}
+		}
+		switch path.Base(words[0]) {
+		case "head", "tail", "sort", "uniq", "grep", "egrep", "fgrep", "rg", "cat", "less", "more":
+			if path.Base(words[0]) == "cat" && len(operands(words[1:], nil)) > 0 {
+				return Classified{Kind: Shell, Args: Args{Dir: c.Args.Dir}}
+			}
+		default:
+			return Classified{Kind: Shell, Args: Args{Dir: c.Args.Dir}}
+		}
 	}
 	return c
 }
@@ -367,7 +393,7 @@ func classifyGit(args []string) Classified {
 	}
 	switch args[0] {
 	case "status", "diff", "log", "show", "blame", "shortlog", "reflog":
-		a := Args{Dir: dir}
+		a := Args{Dir: dir, Subcommand: args[0]}
 		if ops := operands(args[1:], nil); len(ops) > 0 {
 			a.Path = ops[len(ops)-1]
 		}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -63,6 +64,47 @@ func FuzzAction(f *testing.F) {
 		}
 		if w, ok := ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
 			t.Fatalf("ParseWindow(%q) = %+v", action, w)
+		}
+	})
+}
+
+// FuzzChangeOf: any edit or write call decodes without panicking; a change
+// it cannot show says why, and a patch or a text comes from the input.
+func FuzzChangeOf(f *testing.F) {
+	table := NewTable(nil)
+	for _, c := range [][2]string{
+		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y"}`},
+		{"MultiEdit", `{"file_path":"a","edits":[{"old_string":"x","new_string":"y","replace_all":true}]}`},
+		{"str_replace_editor", `{"command":"insert","path":"a","insert_line":2,"new_str":"z"}`},
+		{"Write", `{"file_path":"a","content":"c"}`},
+		{"apply_patch", "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch"},
+		{"Bash", `{"command":"cat >> a <<EOF\nx\nEOF"}`},
+		{"Bash", `{"command":"sed -i 's/a/b/' f"}`},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, name, input string) {
+		var in gjson.Result
+		if gjson.Valid(input) {
+			in = gjson.Parse(input)
+		} else {
+			in = gjson.Result{Type: gjson.String, Str: input}
+		}
+		kind, args := table.Classify(name, in)
+		c := ChangeOf(kind, args, input)
+		switch c.Op {
+		case EditUnknown:
+			if c.Why == "" {
+				t.Fatalf("ChangeOf(%s, %q): unknown without a reason", name, input)
+			}
+		case EditPatch:
+			if !isPatch(c.Text) {
+				t.Fatalf("ChangeOf(%s, %q): a patch that is not one: %q", name, input, c.Text)
+			}
+		case EditReplace:
+			if len(c.Replacements) == 0 && !strings.Contains(input, "edits") {
+				t.Fatalf("ChangeOf(%s, %q): a replacement of nothing", name, input)
+			}
 		}
 	})
 }

@@ -54,7 +54,7 @@ func init() {
 		Read:   {"read_file", "read", "file_read", "view", "open_file", "view_file", "readfile", "notebookread"},
 		Edit:   {"edit_file", "edit", "multiedit", "file_edit", "str_replace_based_edit_tool", "str_replace_editor", "apply_patch", "splice_patch", "replace", "notebookedit", "search_replace"},
 		Write:  {"write", "write_file", "create_file", "writefile"},
-		Shell:  {"bash", "run_shell", "run_command", "shell", "shell_command", "exec_command", "local_shell_call", "execute_command", "terminal", "run_terminal_cmd"},
+		Shell:  {"bash", "run_shell", "run_command", "shell", "shell_command", "exec_command", "local_shell_call", "execute_command", "terminal", "run_terminal_cmd", "write_stdin"},
 		List:   {"list_files", "ls", "glob", "file_glob", "list_dir", "list_directory", "tree", "find_files"},
 		Search: {"grep", "grep_code", "search", "code_search", "semantic_search", "file_search", "codebase_search", "grep_search", "search_files"},
 		Git:    {"git_status", "git_diff", "git_log", "git_show"},
@@ -141,4 +141,17 @@ func lastPart(name string) string {
 		name = name[i+1:]
 	}
 	return name
+}
+
+// IsCodeMap reports whether a tool maps a repository's or a file's structure
+// (Aider's repo map, Cline's list_code_definition_names, outline and symbol
+// tools): its output is a map of the code, not the code.
+func IsCodeMap(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"repo_map", "repomap", "repository_map", "code_map", "codemap", "structure", "outline", "definition", "symbols"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
 }

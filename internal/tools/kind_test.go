@@ -34,7 +34,7 @@ func TestClassify(t *testing.T) {
 		{"LS", `{"path":"/p"}`, List, Args{Path: "/p"}},
 		{"WebFetch", `{"url":"https://go.dev","prompt":"x"}`, Web, Args{URL: "https://go.dev"}},
 		{"WebSearch", `{"query":"gjson index"}`, Web, Args{URL: "gjson index"}},
-		{"git_status", `{}`, Git, Args{}},
+		{"git_status", `{}`, Git, Args{Subcommand: "status"}},
 		{"mcp__filesystem__read_file", `{"path":"a.txt"}`, Read, Args{Path: "a.txt"}},
 		{"TodoWrite", `{"todos":[]}`, Other, Args{}},
 		{"Task", `{"description":"explore","prompt":"p"}`, Other, Args{Intent: "explore"}},

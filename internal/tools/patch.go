@@ -6,13 +6,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/patch"
 )
 
-// isPatch reports whether text is a patch: the apply_patch envelope or a
-// unified diff.
-func isPatch(text string) bool {
-	return strings.Contains(text, "*** Begin Patch") || strings.HasPrefix(text, "--- ") ||
-		strings.HasPrefix(text, "diff --git ") || strings.Contains(text, "\n+++ ")
-}
-
 // patchPaths lists the files a patch touches, in order, each once: the
 // apply_patch envelope's "*** Add/Update/Delete File:" and "*** Move to:"
 // lines, or a unified diff's "+++ b/PATH" (or "--- a/PATH" for a deletion).

@@ -272,3 +272,46 @@ func ObservationState(observation string) (openFile string, printed bool, dir st
 	}
 	return openFile, printed, dir
 }
+
+// actionChange reads the change a SWE-agent action makes to the file the
+// call is about (for edit and insert, the viewer's open file).
+func actionChange(a Action) Change {
+	arg := func(i int) string {
+		if i < len(a.Args) {
+			return a.Args[i]
+		}
+		return ""
+	}
+	switch a.Command {
+	case "create":
+		return Change{Op: EditCreate, Text: "\n"} // SWE-agent creates a file of one empty line
+	case "edit":
+		switch {
+		case a.Lines != Range{}:
+			return Change{Op: EditLines, Lines: a.Lines, Text: a.Text}
+		case len(a.Args) >= 2:
+			// Replaces in the lines shown: replayed on the whole file, it is
+			// refused where the old text is not unique there.
+			return Change{Op: EditReplace, Replacements: []Replacement{{Old: arg(0), New: arg(1), All: strings.EqualFold(arg(2), "true")}}}
+		}
+		return unknownChange("a rewrite of the lines the viewer showed")
+	case "insert":
+		if n, err := strconv.Atoi(arg(1)); err == nil {
+			return Change{Op: EditInsert, Line: n, Text: arg(0)}
+		}
+		return Change{Op: EditAppend, Text: strings.TrimSuffix(arg(0), "\n") + "\n"}
+	case "str_replace_editor":
+		switch arg(0) {
+		case "create":
+			return Change{Op: EditCreate, Text: a.Flags["file_text"]}
+		case "str_replace":
+			return Change{Op: EditReplace, Replacements: []Replacement{{Old: a.Flags["old_str"], New: a.Flags["new_str"]}}}
+		case "insert":
+			n, _ := strconv.Atoi(a.Flags["insert_line"])
+			return Change{Op: EditInsert, Line: n, Text: a.Flags["new_str"]}
+		case "undo_edit":
+			return Change{Op: EditUndo}
+		}
+	}
+	return unknownChange("the action does not show the change")
+}

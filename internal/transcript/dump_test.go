@@ -24,6 +24,9 @@ func dump(t *Transcript) string {
 		}
 		for _, c := range m.Calls {
 			fmt.Fprintf(&b, "  call %d %s %s (%s) %+v input %s\n", c.Index, c.ID, c.Name, c.Kind, c.Args, short(c.Input))
+			if c.Continues != nil {
+				fmt.Fprintf(&b, "    continues call %d\n", c.Continues.Index)
+			}
 			if c.Result != nil {
 				fmt.Fprintf(&b, "    -> result %d\n", c.Result.Index)
 			} else {
@@ -39,7 +42,14 @@ func dump(t *Transcript) string {
 			if r.HasExitCode {
 				fmt.Fprintf(&b, " exit=%d", r.ExitCode)
 			}
-			fmt.Fprintf(&b, " failed=%v images=%d\n    text %s\n", r.Failed(), len(r.Images), short(r.Text()))
+			fmt.Fprintf(&b, " failed=%v", r.Failed())
+			if o := r.Outcome(); o.Reason != "" {
+				fmt.Fprintf(&b, " (%s)", o.Reason)
+			}
+			if o := r.Outcome(); o.Session != 0 {
+				fmt.Fprintf(&b, " session=%d", o.Session)
+			}
+			fmt.Fprintf(&b, " images=%d\n    text %s\n", len(r.Images), short(r.Text()))
 			for _, mi := range r.Mirrors() {
 				fmt.Fprintf(&b, "    mirror %s %s\n", mi.Field, short(mi.Text))
 			}

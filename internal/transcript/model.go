@@ -1,12 +1,12 @@
 package transcript
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -54,6 +54,18 @@ func (p *parser) parse(records []record) {
 	p.attachEventEnds()
 	if p.t.Format == SWEAgent {
 		p.sweAgentState()
+	}
+	p.judge()
+	p.joinSessions()
+}
+
+// judge reads how every call ended from its result's text (internal/outcome)
+// and what the format said beside it: is_error, an exit code.
+func (p *parser) judge() {
+	for _, r := range p.t.Results {
+		r.outcome = outcome.ReadEnds(r.head(outcome.HeadBytes), r.tail(outcome.TailBytes),
+			outcome.Hint{IsError: r.IsError, ExitCode: r.ExitCode, HasExitCode: r.HasExitCode})
+		r.ExitCode, r.HasExitCode = r.outcome.ExitCode, r.outcome.HasExitCode
 	}
 }
 
@@ -131,10 +143,6 @@ func (p *parser) pair() {
 		c := q[0]
 		open[r.CallID] = q[1:]
 		c.Result, r.Call = r, c
-		// Shell tools print their exit code into the output.
-		if !r.HasExitCode && c.Args.Command != "" {
-			r.ExitCode, r.HasExitCode = exitCodeFromText(r.head(exitHead))
-		}
 	}
 }
 
@@ -243,47 +251,4 @@ func dataURL(u string) Block {
 		}
 	}
 	return Block{Type: Image, URL: u}
-}
-
-// exitHead is how much of an output's start is searched for an exit code.
-const exitHead = 512
-
-// exitCodeFromText finds the exit code that shell tools print at the start
-// of their output: Claude Code's Bash ("Exit code 1" on the first line),
-// mini-swe-agent ("<returncode>1</returncode>"), Codex ("Process exited with
-// code 1" or "Exit code: 1" on a line of its header).
-func exitCodeFromText(text string) (int, bool) {
-	head := text[:min(len(text), exitHead)]
-	if rest, ok := strings.CutPrefix(head, "<returncode>"); ok {
-		if n, tail, ok := leadingInt(rest); ok && strings.HasPrefix(tail, "</returncode>") {
-			return n, true
-		}
-	}
-	for i := 0; head != ""; i++ {
-		line, rest, _ := strings.Cut(head, "\n")
-		line = strings.TrimRight(line, " \r")
-		for _, prefix := range []string{"Exit code: ", "Process exited with code ", "Exit code "} {
-			if i > 0 && prefix == "Exit code " {
-				continue // Claude Code's form is the first line only
-			}
-			if n, tail, ok := leadingInt(strings.TrimPrefix(line, prefix)); ok && tail == "" && strings.HasPrefix(line, prefix) {
-				return n, true
-			}
-		}
-		head = rest
-	}
-	return 0, false
-}
-
-// leadingInt reads an integer at the start of s, and what follows it.
-func leadingInt(s string) (int, string, bool) {
-	end := 0
-	if strings.HasPrefix(s, "-") {
-		end = 1
-	}
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	n, err := strconv.Atoi(s[:end])
-	return n, s[end:], err == nil
 }

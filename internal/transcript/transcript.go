@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -123,6 +125,11 @@ type Call struct {
 	Input   string // the arguments as the model wrote them (JSON text, or a custom tool's input)
 	Message *Message
 	Result  *Result // nil when the transcript holds no result for it
+	// Continues is the call that started the command this one writes to or
+	// polls (Codex's write_stdin): this call has its kind and arguments, and
+	// its output is more output of that command. A continuation is not an
+	// action of its own: a read it continues is one read, not two.
+	Continues *Call
 }
 
 // Result is one tool result.
@@ -138,6 +145,7 @@ type Result struct {
 	ExitCode    int
 	HasExitCode bool
 
+	outcome outcome.Outcome // how the call ended, read once when parsed
 	content contentRef
 	mirrors []mirror
 	text    string // the text, once decoded or set
@@ -154,13 +162,95 @@ func (r *Result) Text() string {
 	return r.text
 }
 
-// head returns the start of the text: at least what its first n bytes of
-// JSON hold, decoding no more of a long string than that.
+// head returns the start of the text: more than its first n bytes, or
+// the whole text; it decodes no more of a long string than it needs.
 func (r *Result) head(n int) string {
-	if !r.decoded && r.content.kind == inString {
-		return r.content.value.StrPrefix(n)
+	v, ok := r.edgeString(true, n)
+	if !ok {
+		return r.Text()
 	}
-	return r.Text()
+	for raw := 2*n + 1; ; raw *= 2 { // escapes: n bytes of text take more of JSON
+		if s := v.StrPrefix(raw); len(s) > n || raw >= len(v.Raw) {
+			return s
+		}
+	}
+}
+
+// tail returns the end of the text: more than its last n bytes, or the
+// whole text; it decodes no more of a long string than it needs.
+func (r *Result) tail(n int) string {
+	v, ok := r.edgeString(false, n)
+	if !ok {
+		return r.Text()
+	}
+	for raw := 2*n + 1; ; raw *= 2 {
+		if s := strSuffix(v, raw); len(s) > n || raw >= len(v.Raw) {
+			return s
+		}
+	}
+}
+
+// edgeString is the JSON string the text starts with (first) or ends with,
+// while the text is not decoded: the content string, or the first or last
+// of its text blocks when that one holds more than n bytes of the text's
+// start or end. false when the whole text is better decoded: a short one is
+// decoded once, and kept for the filters that read it.
+func (r *Result) edgeString(first bool, n int) (jsonscan.Value, bool) {
+	switch {
+	case r.decoded:
+		return jsonscan.Value{}, false
+	case r.content.kind == inString:
+		return r.content.value, len(r.content.value.Raw) > 3*n
+	case r.content.kind != inBlocks:
+		return jsonscan.Value{}, false
+	}
+	var edge jsonscan.Value
+	r.content.value.Each(func(blk jsonscan.Value) bool {
+		f := blk.Fields("type", "text")
+		if f[1].IsString() && isTextType(f[0].Str()) {
+			edge = f[1]
+			return !first
+		}
+		return true
+	})
+	// A JSON string of more than 6n bytes holds more than n bytes of text.
+	return edge, len(edge.Raw) > 6*n+2
+}
+
+// strSuffix decodes the end of a JSON string value: what its last n bytes of
+// JSON text hold, from the start of the escape they begin in, or all of it
+// when shorter.
+func strSuffix(v jsonscan.Value, n int) string {
+	raw := v.Raw[1 : len(v.Raw)-1]
+	if len(raw) <= n {
+		return v.Str()
+	}
+	i := len(raw) - n
+	for i < len(raw) && insideEscape(raw, i) {
+		i++
+	}
+	return jsonscan.Value{Raw: `"` + raw[i:] + `"`}.Str()
+}
+
+// insideEscape reports whether raw[i], in a JSON string's text, is inside
+// an escape: after its backslash, or among the four hex digits of \uXXXX.
+func insideEscape(raw string, i int) bool {
+	oddBackslashes := func(j int) bool {
+		k := j
+		for k > 0 && raw[k-1] == '\\' {
+			k--
+		}
+		return (j-k)%2 == 1
+	}
+	if oddBackslashes(i) {
+		return true
+	}
+	for k := 1; k <= 4 && i-k > 0; k++ {
+		if raw[i-k] == 'u' && oddBackslashes(i-k) {
+			return true
+		}
+	}
+	return false
 }
 
 // HasPrefix reports whether the text starts with prefix, without decoding
@@ -182,9 +272,14 @@ func isPlainASCII(s string) bool {
 	return true
 }
 
-// Failed reports whether the call failed: marked as an error, or a non-zero
-// exit code.
-func (r *Result) Failed() bool { return r.IsError || r.HasExitCode && r.ExitCode != 0 }
+// Failed reports whether the call failed: marked as an error, a non-zero
+// exit code, or an output that says so (Outcome).
+func (r *Result) Failed() bool { return r.outcome.Failed }
+
+// Outcome is how the call ended, as internal/outcome read it from the
+// output's start and what the format gave beside it, when the transcript
+// was parsed: a filter's change of the text does not change it.
+func (r *Result) Outcome() outcome.Outcome { return r.outcome }
 
 // Mirror is a copy of a tool's output that the format keeps beside the
 // result, which the model is not sent but a file-size-minded filter must

@@ -2,13 +2,16 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 func parseFile(t *testing.T, path string) (*Transcript, []byte) {
@@ -217,29 +220,68 @@ func TestSetMirrorSameText(t *testing.T) {
 	}
 }
 
-func TestExitCodeFromText(t *testing.T) {
+// TestOutcome: every result is judged by internal/outcome from its text
+// and the format's flags, whatever its call: an exit code in the output of
+// a call without a command line, an OpenAI tool's "Error:" first line.
+func TestOutcome(t *testing.T) {
+	long := strings.Repeat("\\u00e9", 200) // escapes: the head needs more than 512 bytes of JSON
 	cases := []struct {
-		text string
-		code int
-		ok   bool
+		name, in string
+		failed   bool
+		code     int
+		hasCode  bool
 	}{
-		{"Exit code 1\nFAIL", 1, true},
-		{"Exit code 128\nfatal: no upstream", 128, true},
-		{"<returncode>0</returncode>\n<output>\nok\n</output>", 0, true},
-		{"<returncode>-9</returncode>", -9, true},
-		{"Chunk ID: 4bdf6f\nWall time: 1.2 seconds\nProcess exited with code 2\nOutput:\n", 2, true},
-		{"Exit code: 3\nWall time: 0.1 seconds\nOutput:\n", 3, true},
-		{"Output:\nExit code: 4\n", 4, true},
-		{"ok\nExit code 5\n", 0, false}, // Claude Code's form is the first line only
-		{"Exit code 1 and more", 0, false},
-		{"<returncode>x</returncode>", 0, false},
-		{"", 0, false},
-		{strings.Repeat("x\n", 400) + "Exit code: 6\n", 0, false}, // past the head
+		{"openai Error:", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: no such file"}]`, true, 0, false},
+		{"openai exit code of a tool without a command", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"run","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"<returncode>3</returncode>\n<output>\n</output>"}]`, true, 3, true},
+		{"a header after a long first line", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Chunk ID: ` + long + `\nProcess exited with code 4\nOutput:\n"}]`, true, 4, true},
+		{"a result without a call", `[{"role":"tool","tool_call_id":"c9","content":"Exit code: 5\nOutput:\n"}]`, true, 5, true},
+		{"text blocks, the exit code at the end of the last", `[{"role":"tool","tool_call_id":"c9","content":[{"type":"text","text":"` + strings.Repeat("head ", 1000) + `"},{"type":"text","text":"` + strings.Repeat("more ", 1000) + `\nProcess exited with code 6"}]}]`, true, 6, true},
+		{"mini-swe-agent's returncode beside the text wins", `[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"<returncode>0</returncode>","extra":{"returncode":1}}]`, true, 1, true},
 	}
 	for _, c := range cases {
-		code, ok := exitCodeFromText(c.text)
-		if code != c.code || ok != c.ok {
-			t.Errorf("exitCodeFromText(%.40q) = %d, %v; want %d, %v", c.text, code, ok, c.code, c.ok)
+		tr, err := Parse([]byte(c.in), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		r := tr.Results[0]
+		if r.Failed() != c.failed || r.ExitCode != c.code || r.HasExitCode != c.hasCode {
+			t.Errorf("%s: failed %v, exit %d %v; want %v, %d %v", c.name, r.Failed(), r.ExitCode, r.HasExitCode, c.failed, c.code, c.hasCode)
+		}
+	}
+}
+
+// TestUnifiedExecSessions: on a Codex rollout with the unified exec tools,
+// each write_stdin joins the exec_command that announced its session, takes
+// its command and kind, and has its own exit code; a poll of a session that
+// the rollout does not show starting keeps its own target, "session N".
+func TestUnifiedExecSessions(t *testing.T) {
+	tr, _ := parseFile(t, filepath.Join(testutil.Root(t), "testdata", "formats", "codex-unified.jsonl"))
+	byID := map[string]*Call{}
+	for _, c := range tr.Calls {
+		byID[c.ID] = c
+	}
+	cases := []struct {
+		id, starts, command string
+		kind                tools.Kind
+		failed              bool
+		target              string
+	}{
+		{"call_exec_1", "", "go test -v ./...", tools.Shell, false, "go test -v ./..."},
+		{"call_poll_1", "call_exec_1", "go test -v ./...", tools.Shell, false, "go test -v ./..."},
+		{"call_poll_2", "call_exec_1", "go test -v ./...", tools.Shell, true, "go test -v ./..."},
+		{"call_exec_2", "", `rg -n "ExpiresAt" internal/ cmd/shortlink/`, tools.Search, true, "internal"},
+		{"call_poll_3", "", "", tools.Shell, false, "session 51007"},
+		{"call_poll_4", "call_exec_3", "npm run build", tools.Shell, true, "npm run build"},
+	}
+	for _, c := range cases {
+		call := byID[c.id]
+		starts := ""
+		if call.Continues != nil {
+			starts = call.Continues.ID
+		}
+		if starts != c.starts || call.Args.Command != c.command || call.Kind != c.kind || call.Result.Failed() != c.failed || call.Args.Target(tr.Cwd) != c.target {
+			t.Errorf("%s: continues %q, command %q, kind %s, failed %v, target %q; want %q, %q, %s, %v, %q", c.id,
+				starts, call.Args.Command, call.Kind, call.Result.Failed(), call.Args.Target(tr.Cwd), c.starts, c.command, c.kind, c.failed, c.target)
 		}
 	}
 }
@@ -262,5 +304,22 @@ func TestFirstBadLineOfALargeInput(t *testing.T) {
 	_, err := Parse([]byte(b.String()), Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "4322:12: invalid JSON") {
 		t.Fatalf("error = %v, want line 4322, column 12", err)
+	}
+}
+
+// TestStrSuffix: the end of a JSON string decodes as the end of its text,
+// wherever the cut falls among escapes.
+func TestStrSuffix(t *testing.T) {
+	text := "a\\b\"c\u00e9\U0001F642\n\td" + strings.Repeat("x\\\u0001", 5)
+	raw, err := json.Marshal(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := jsonscan.Value{Raw: string(raw)}
+	for n := 0; n <= len(raw); n++ {
+		got := strSuffix(v, n)
+		if !strings.HasSuffix(text, strings.TrimPrefix(got, "\uFFFD")) {
+			t.Errorf("strSuffix(%d) = %q, not an end of %q", n, got, text)
+		}
 	}
 }

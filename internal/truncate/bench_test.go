@@ -2,9 +2,9 @@ package truncate
 
 import (
 	"io"
-	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -19,6 +19,10 @@ func BenchmarkFilter(b *testing.B) {
 	}
 	opts := Options{Rules: DefaultRules()}
 	opts.Rules.Counter = ctr
+	f, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	inputs := testutil.BenchInputs(b)
 	for i := 0; i < b.N; i++ {
@@ -27,9 +31,7 @@ func BenchmarkFilter(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := Apply(t, opts); err != nil {
-				b.Fatal(err)
-			}
+			f.Apply(t)
 			if _, err := t.WriteTo(io.Discard); err != nil {
 				b.Fatal(err)
 			}
@@ -61,22 +63,22 @@ func BenchmarkCut(b *testing.B) {
 	}
 }
 
-// BenchmarkLines classifies every line of the logs, as keep does for a cut
-// middle.
+// BenchmarkLines finds the lines that matter in every line of the logs, as
+// keep does for a cut text.
 func BenchmarkLines(b *testing.B) {
-	var lines []string
+	var texts []string
 	size := 0
 	for _, l := range logRuns {
 		s := readLog(b, l.file)
 		size += len(s)
-		lines = append(lines, strings.Split(s, "\n")...)
+		texts = append(texts, s)
 	}
-	r := DefaultRules()
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		for _, line := range lines {
-			r.classify(line)
+		for _, s := range texts {
+			for range outcome.Lines(s) {
+			}
 		}
 	}
 }

@@ -82,9 +82,8 @@ func checkCuts(t *testing.T, in, out []byte, opts Options) {
 		}
 		// Errors survive: every error line of a failed call.
 		if b.Failed() {
-			for _, line := range strings.Split(b.Text(), "\n") {
-				line = strings.TrimSuffix(line, "\r")
-				if line != "" && len(line) <= keptLineMax && isErrorLine(line) && !strings.Contains(r.Text(), line) {
+			for _, line := range errorLines(b.Text()) {
+				if len(line) <= keptLineMax && !strings.Contains(r.Text(), line) {
 					t.Errorf("%s: error line lost: %q", b.CallID, line)
 				}
 			}

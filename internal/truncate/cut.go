@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
@@ -100,7 +101,7 @@ func Cut(text string, r Rules) (string, bool) {
 // over reports whether text, of total chars, is longer than Max.
 func (r Rules) over(text string, total int) bool {
 	if r.TokenMode {
-		return additive(r.Counter) && minTokens(text, r.Max+1) > r.Max || atLeast(r.Counter, text, r.Max+1)
+		return tokens.Additive(r.Counter) && tokens.MinTokens(text, r.Max+1) > r.Max || tokens.AtLeast(r.Counter, text, r.Max+1)
 	}
 	return total > r.Max
 }
@@ -311,19 +312,19 @@ func (c cut) markerLine(text string, kept int) string {
 	head, mid, tail := text[:c.h], text[c.h:c.t], text[c.t:]
 	cutRunes := c.total - c.headRunes - c.tailRunes
 	var b strings.Builder
-	b.WriteString("[ctx-truncate] ")
-	b.WriteString(plural(c.total, "char", "chars"))
+	b.WriteString(MarkerPrefix)
+	b.WriteString(textfmt.Plural(c.total, "char", "chars"))
 	b.WriteString(", ")
-	b.WriteString(plural(lines(text), "line", "lines"))
+	b.WriteString(textfmt.Plural(lines(text), "line", "lines"))
 	b.WriteString("; ")
-	b.WriteString(plural(cutRunes, "char", "chars"))
+	b.WriteString(textfmt.Plural(cutRunes, "char", "chars"))
 	headInside := head != "" && head[len(head)-1] != '\n'
 	tailInside := tail != "" && text[c.t-1] != '\n'
 	if !headInside && !tailInside {
-		b.WriteString(" (" + plural(lines(mid), "line", "lines") + ") cut here; kept the first ")
+		b.WriteString(" (" + textfmt.Plural(lines(mid), "line", "lines") + ") cut here; kept the first ")
 		b.WriteString(textfmt.Int(strings.Count(head, "\n")))
 		b.WriteString(" and last ")
-		b.WriteString(plural(lines(tail), "line", "lines"))
+		b.WriteString(textfmt.Plural(lines(tail), "line", "lines"))
 	} else {
 		from := 1 + strings.Count(head, "\n")
 		to := from + strings.Count(mid[:len(mid)-1], "\n")
@@ -344,22 +345,15 @@ func (c cut) markerLine(text string, kept int) string {
 		b.WriteString("; kept the first ")
 		b.WriteString(textfmt.Int(c.headRunes))
 		b.WriteString(" and last ")
-		b.WriteString(plural(c.tailRunes, "char", "chars"))
+		b.WriteString(textfmt.Plural(c.tailRunes, "char", "chars"))
 	}
 	if kept > 0 {
 		b.WriteString(" and ")
-		b.WriteString(plural(kept, "line that matters", "lines that matter"))
+		b.WriteString(textfmt.Plural(kept, "line that matters", "lines that matter"))
 		b.WriteString(" (numbered)")
 	}
 	b.WriteByte('.')
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return textfmt.Int(n) + " " + many
 }
 
 // The shape of a marker line, for IsCut.
@@ -372,7 +366,7 @@ var markerShape = func() *regexp.Regexp {
 }()
 
 // MarkerPrefix starts every ctx-truncate marker line.
-const MarkerPrefix = "[ctx-truncate] "
+var MarkerPrefix = marker.Line("truncate", "")
 
 // IsCut reports whether text is the output of a cut: one of its lines is a
 // ctx-truncate marker line, in the exact shape Cut writes, that says the

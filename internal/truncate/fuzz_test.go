@@ -85,24 +85,3 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
-
-// FuzzSplitPointsAddUp checks the rule under the token checks: a text
-// split at its safe points has as many tokens as its pieces.
-func FuzzSplitPointsAddUp(f *testing.F) {
-	for _, s := range fuzzSeeds(f) {
-		f.Add(s)
-	}
-	ctr, err := tokens.New(tokens.Default)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		if len(text) > maxFuzzLen {
-			t.Skip()
-		}
-		if !utf8.ValidString(text) {
-			text = strings.ToValidUTF8(text, "\uFFFD")
-		}
-		splitsAddUp(t, ctr, text)
-	})
-}

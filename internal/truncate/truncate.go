@@ -1,12 +1,15 @@
 package truncate
 
 import (
+	"errors"
+	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -15,7 +18,8 @@ import (
 type Options struct {
 	Rules Rules
 	// Tools names the tools whose results are cut (any case). Nil means the
-	// shell tools: every call with a command line, whatever the command.
+	// shell tools: every call with a command line, and the other calls of a
+	// shell tool (a write_stdin whose command is not in the transcript).
 	Tools []string
 	// All cuts the results of every tool, and results without a call.
 	All bool
@@ -24,90 +28,87 @@ type Options struct {
 	// mini-swe-agent's raw_output) as they are. By default they are cut by
 	// the same rules, so that no full text stays hidden in another field.
 	KeepMirrors bool
-	// Totals fills Report.Before and After: the size of every result before
-	// and after, in chars (tokens in token mode). It costs a pass over every
-	// result, so it is only done for --stats.
-	Totals bool
+	// Measure fills the Report's token counts, with Rules.Counter: it costs
+	// a count of the whole transcript, so it is only done for --stats.
+	Measure bool
 }
 
-// Report says what Apply did.
-type Report struct {
-	Results int // tool results in the transcript
-	Cut     int // results cut
-	Mirrors int // mirrors cut
-	// Before and After are the sizes of every result's text (With
-	// Options.Totals), in Unit.
-	Before, After int
-	Unit          string // "chars" or "tokens"
+// Filter is a validated set of options, ready to apply to transcripts.
+type Filter struct {
+	opts  Options
+	names map[string]bool // Tools, lower case; nil for the shell tools
 }
 
-// String is the --stats line (without the program's name):
-// "12 of 80 results cut, 412,330 → 61,020 chars (−85%)".
-func (r Report) String() string {
-	pct := "0%"
-	if r.Before > 0 && r.After != r.Before {
-		p := (100*(r.Before-r.After) + r.Before/2) / r.Before
-		if r.After < r.Before {
-			pct = "−" + textfmt.Int(p) + "%"
-		} else {
-			pct = "+" + textfmt.Int(-p) + "%"
+// New checks the options once.
+func New(opts Options) (*Filter, error) {
+	r := opts.Rules
+	names := []string{"max-chars", "head", "tail", "keep-matches"} // as ctx-truncate's flags name them
+	if r.TokenMode {
+		names = []string{"max-tokens", "head-tokens", "tail-tokens", "keep-matches"}
+	}
+	for i, v := range []int{r.Max, r.Head, r.Tail, r.KeepMatches} {
+		if v < 0 {
+			return nil, fmt.Errorf("%s must be 0 or more", names[i])
 		}
 	}
-	return textfmt.Int(r.Cut) + " of " + textfmt.Int(r.Results) + " results cut, " +
-		textfmt.Int(r.Before) + " → " + textfmt.Int(r.After) + " " + r.Unit + " (" + pct + ")"
+	switch {
+	case r.Counter == nil && (r.TokenMode || opts.Measure):
+		return nil, errors.New("truncate: no token counter")
+	case opts.All && opts.Tools != nil:
+		return nil, errors.New("tools and all cannot be used together")
+	}
+	f := &Filter{opts: opts}
+	if opts.Tools != nil {
+		f.names = map[string]bool{}
+		for _, n := range opts.Tools {
+			if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
+				f.names[n] = true
+			}
+		}
+		if len(f.names) == 0 {
+			return nil, errors.New("tools: no tool named")
+		}
+	}
+	return f, nil
 }
 
 // Apply cuts the long results of t in place (through the model, so the rest
-// of the input stays byte for byte). It never touches a result that starts
-// with a marker of any ctx-* filter, one that a marker points at, the result
-// of an edit or write, or a result without text.
-func Apply(t *transcript.Transcript, opts Options) (Report, error) {
-	rep := Report{Results: len(t.Results), Unit: "chars"}
-	if opts.Rules.TokenMode {
-		rep.Unit = "tokens"
-	}
-	size := func(s string) int { return utf8.RuneCountInString(s) }
-	if opts.Rules.TokenMode {
-		size = opts.Rules.Counter.Count
-	}
-	var names map[string]bool
-	if opts.Tools != nil {
-		names = map[string]bool{}
-		for _, n := range opts.Tools {
-			names[strings.ToLower(strings.TrimSpace(n))] = true
-		}
-	}
+// of the input stays byte for byte) and reports what it did. It never
+// touches a result that starts with a marker of any ctx-* filter, one that a
+// marker points at, the result of an edit or write, or a result without
+// text.
+func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	refs := marker.Referenced(t)
 	var todo []*transcript.Result
 	for _, r := range t.Results {
-		if inScope(r, opts.All, names) && !refs[r.CallID] && !r.HasPrefix("[ctx-") {
+		if f.inScope(r) && !refs[r.CallID] && !r.HasPrefix("[ctx-") {
 			todo = append(todo, r)
 		}
 	}
-	cuts := cutAll(todo, opts)
-	if opts.Totals {
-		for _, r := range t.Results {
-			rep.Before += size(r.Text())
-		}
-		rep.After = rep.Before
-	}
+	cuts := cutAll(todo, f.opts)
+	run := stats.Start(t)
+	mirrors := 0
 	for i, r := range todo {
 		c := cuts[i]
 		if c.text != "" {
-			if opts.Totals {
-				rep.After += size(c.text) - size(r.Text())
-			}
-			t.SetText(r, c.text)
-			rep.Cut++
+			run.SetText(r, c.text)
 		}
 		for j, m := range c.mirrors {
 			if m != "" {
 				t.SetMirror(r, j, m)
-				rep.Mirrors++
+				mirrors++
 			}
 		}
 	}
-	return rep, nil
+	detail := ""
+	if mirrors > 0 {
+		detail = textfmt.Plural(mirrors, "copy", "copies") + " beside the results cut too"
+	}
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.opts.Rules.Counter
+	}
+	return run.Report(ctr, detail)
 }
 
 // cutResult is what Cut made of a result and its mirrors ("" where it
@@ -150,22 +151,22 @@ func cutAll(rs []*transcript.Result, opts Options) []cutResult {
 }
 
 // inScope reports whether a result is one the options cut: by default the
-// results of shell tools (a call with a command line); with names, those of
-// the named tools; with all, every result. Results of edits and writes are
-// never cut: they are the record of a change.
-func inScope(r *transcript.Result, all bool, names map[string]bool) bool {
+// results of shell tools (a call with a command line, or of a shell tool);
+// with names, those of the named tools; with all, every result. Results of
+// edits and writes are never cut: they are the record of a change.
+func (f *Filter) inScope(r *transcript.Result) bool {
 	c := r.Call
 	if c == nil {
-		return all
+		return f.opts.All
 	}
 	if c.Kind == tools.Edit || c.Kind == tools.Write {
 		return false
 	}
 	switch {
-	case all:
+	case f.opts.All:
 		return true
-	case names != nil:
-		return names[strings.ToLower(c.Name)]
+	case f.names != nil:
+		return f.names[strings.ToLower(c.Name)]
 	}
-	return c.Args.Command != ""
+	return c.Args.Command != "" || c.Kind == tools.Shell
 }

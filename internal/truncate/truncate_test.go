@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
@@ -22,14 +24,27 @@ func session(t *testing.T, name string) []byte {
 }
 
 // run applies opts to data and returns the transcript before and after.
-func run(t *testing.T, data []byte, opts Options) (before, after *transcript.Transcript, rep Report) {
+func run(t *testing.T, data []byte, opts Options) (before, after *transcript.Transcript, rep stats.Report) {
 	t.Helper()
 	tr := transcripttest.Parse(t, data)
-	rep, err := Apply(tr, opts)
+	f, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep = f.Apply(tr)
 	return transcripttest.Parse(t, data), transcripttest.Parse(t, tr.Bytes()), rep
+}
+
+// errorLines are the lines of text that say what went wrong, as
+// internal/outcome finds them: those a failed call's cut must keep.
+func errorLines(text string) []string {
+	var out []string
+	for l := range outcome.Lines(text) {
+		if l.Kind.IsError() {
+			out = append(out, l.Text)
+		}
+	}
+	return out
 }
 
 // cutIDs lists the calls whose results were cut.
@@ -65,7 +80,7 @@ func TestApplyScope(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("cut %v, want %v", got, c.want)
 			}
-			if rep.Cut != len(c.want) || rep.Results != 12 {
+			if rep.Changed != len(c.want) || rep.Results != 12 {
 				t.Errorf("report: %+v", rep)
 			}
 		})
@@ -73,7 +88,7 @@ func TestApplyScope(t *testing.T) {
 }
 
 func TestApplyOrphansOnlyWithAll(t *testing.T) {
-	long := strings.Repeat("Error: line\\n", 2000)
+	long := strings.Repeat("output line\\n", 2000)
 	data := []byte(`[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"gone","content":"` + long + `"}]`)
 	if _, after, _ := run(t, data, Options{Rules: DefaultRules()}); strings.Contains(after.Results[0].Text(), "[ctx-truncate]") {
 		t.Error("an orphan result was cut without --all")
@@ -88,7 +103,7 @@ func TestApplyMirrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			data := session(t, name)
 			before, after, rep := run(t, data, Options{Rules: DefaultRules()})
-			if rep.Mirrors == 0 {
+			if !strings.Contains(rep.Detail, "beside the results cut too") {
 				t.Fatal("no mirror cut")
 			}
 			for i, r := range after.Results {
@@ -130,8 +145,8 @@ func TestApplyFailedKeepsErrors(t *testing.T) {
 		if !b.Failed() || r.Text() == b.Text() {
 			continue
 		}
-		for _, line := range strings.Split(b.Text(), "\n") {
-			if line != "" && isErrorLine(line) && !strings.Contains(r.Text(), line) {
+		for _, line := range errorLines(b.Text()) {
+			if !strings.Contains(r.Text(), line) {
 				t.Errorf("%s: error line lost with --keep-matches 0: %q", r.CallID, line)
 			}
 		}
@@ -151,9 +166,9 @@ func TestApplyKeepPattern(t *testing.T) {
 
 func TestApplyTokenMode(t *testing.T) {
 	ctr := counter(t, tokens.Default)
-	opts := Options{Rules: Rules{Max: 2500, Head: 500, Tail: 500, TokenMode: true, Counter: ctr, KeepMatches: 20}, Totals: true}
+	opts := Options{Rules: Rules{Max: 2500, Head: 500, Tail: 500, TokenMode: true, Counter: ctr, KeepMatches: 20}, Measure: true}
 	before, after, rep := run(t, session(t, "claude-code.jsonl"), opts)
-	if rep.Unit != "tokens" || rep.Cut == 0 {
+	if !rep.Measured || rep.Changed == 0 {
 		t.Fatalf("report: %+v", rep)
 	}
 	total := func(tr *transcript.Transcript) int {
@@ -163,8 +178,8 @@ func TestApplyTokenMode(t *testing.T) {
 		}
 		return n
 	}
-	if rep.Before != total(before) || rep.After != total(after) {
-		t.Errorf("report %d → %d tokens, the results have %d → %d", rep.Before, rep.After, total(before), total(after))
+	if rep.ToolOutput.Before != total(before) || rep.ToolOutput.After != total(after) {
+		t.Errorf("report %+v, the results have %d → %d tokens", rep.ToolOutput, total(before), total(after))
 	}
 	for i, r := range after.Results {
 		if r.Text() != before.Results[i].Text() && ctr.Count(r.Text()) >= ctr.Count(before.Results[i].Text()) {
@@ -174,21 +189,32 @@ func TestApplyTokenMode(t *testing.T) {
 }
 
 func TestReportString(t *testing.T) {
+	opts := Options{Rules: DefaultRules(), Measure: true}
+	opts.Rules.Counter = counter(t, tokens.Default)
+	_, _, rep := run(t, session(t, "claude-code.jsonl"), opts)
+	if !regexp.MustCompile(`^7 of 12 results changed \(7 copies beside the results cut too\); [0-9,]+ → [0-9,]+ tokens \(−[0-9]+%\); tool output [0-9,]+ → [0-9,]+ tokens \(−[0-9]+%\)$`).MatchString(rep.String()) {
+		t.Errorf("stats: %q", rep.String())
+	}
+}
+
+// TestNewChecksOptions: New refuses what no run could honour.
+func TestNewChecksOptions(t *testing.T) {
+	ctr := counter(t, tokens.Default)
 	cases := []struct {
-		r    Report
+		opts Options
 		want string
 	}{
-		{Report{Results: 80, Cut: 12, Before: 412330, After: 61020, Unit: "chars"}, "12 of 80 results cut, 412,330 → 61,020 chars (−85%)"},
-		{Report{Results: 3, Before: 100, After: 100, Unit: "chars"}, "0 of 3 results cut, 100 → 100 chars (0%)"},
-		{Report{Unit: "tokens"}, "0 of 0 results cut, 0 → 0 tokens (0%)"},
+		{Options{Rules: Rules{Max: -1}}, "max-chars must be 0 or more"},
+		{Options{Rules: Rules{Tail: -1, TokenMode: true, Counter: ctr}}, "tail-tokens must be 0 or more"},
+		{Options{Rules: Rules{KeepMatches: -1}}, "keep-matches must be 0 or more"},
+		{Options{Rules: Rules{TokenMode: true}}, "truncate: no token counter"},
+		{Options{Rules: DefaultRules(), Measure: true}, "truncate: no token counter"},
+		{Options{Rules: DefaultRules(), All: true, Tools: []string{"Bash"}}, "tools and all cannot be used together"},
+		{Options{Rules: DefaultRules(), Tools: []string{" ", ""}}, "tools: no tool named"},
 	}
 	for _, c := range cases {
-		if got := c.r.String(); got != c.want {
-			t.Errorf("got %q, want %q", got, c.want)
+		if _, err := New(c.opts); err == nil || err.Error() != c.want {
+			t.Errorf("New(%+v) = %v, want %q", c.opts, err, c.want)
 		}
-	}
-	_, _, rep := run(t, session(t, "claude-code.jsonl"), Options{Rules: DefaultRules(), Totals: true})
-	if !regexp.MustCompile(`^7 of 12 results cut, [0-9,]+ → [0-9,]+ chars \(−[0-9]+%\)$`).MatchString(rep.String()) {
-		t.Errorf("stats: %q", rep.String())
 	}
 }

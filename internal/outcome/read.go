@@ -1,0 +1,131 @@
+package outcome
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The shapes in which read tools print a file.
+
+// Numbered is a read whose lines carry their line numbers, as Claude Code's
+// Read ("     1→text") and cat -n or str_replace_editor's view ("     1\ttext")
+// print them: head lines, then numbered lines counting up from Start, then
+// tail lines (a note the tool appended). Body is the numbered lines without
+// their numbers. Joining Head, the Body's lines numbered again from Start
+// with Sep, and Tail with newlines gives the text back exactly.
+type Numbered struct {
+	Head, Tail []string
+	Body       string
+	Start      int
+	Sep        string // "→" or "\t"
+}
+
+// SameFrame reports whether two numbered reads differ only in their body.
+func (n Numbered) SameFrame(o Numbered) bool {
+	return n.Start == o.Start && n.Sep == o.Sep && equalLines(n.Head, o.Head) && equalLines(n.Tail, o.Tail)
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// SplitNumbered finds the run of numbered lines in text. Only numbers
+// exactly as the tools print them count (right-aligned in six columns,
+// counting up by one), so that numbering the body again gives the same
+// bytes.
+func SplitNumbered(text string) (Numbered, bool) {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		n, sep, rest, ok := cutNumber(l, -1, "")
+		if !ok {
+			continue
+		}
+		bodies := []string{rest}
+		j := i + 1
+		for ; j < len(lines); j++ {
+			_, _, rest, ok := cutNumber(lines[j], n+j-i, sep)
+			if !ok {
+				break
+			}
+			bodies = append(bodies, rest)
+		}
+		return Numbered{Head: lines[:i], Tail: lines[j:], Body: strings.Join(bodies, "\n"), Start: n, Sep: sep}, true
+	}
+	return Numbered{}, false
+}
+
+// cutNumber cuts the line-number prefix off a line. want is the number the
+// line must carry (-1: any) and sep the separator it must use ("": either).
+func cutNumber(line string, want int, sep string) (n int, gotSep, rest string, ok bool) {
+	spaces := 0
+	for spaces < len(line) && line[spaces] == ' ' {
+		spaces++
+	}
+	digits := spaces
+	for digits < len(line) && line[digits] >= '0' && line[digits] <= '9' {
+		digits++
+	}
+	nd := digits - spaces
+	if nd == 0 || nd > 9 || nd < 6 && spaces != 6-nd || nd >= 6 && spaces != 0 || nd > 1 && line[spaces] == '0' {
+		return 0, "", "", false
+	}
+	n, _ = strconv.Atoi(line[spaces:digits])
+	if want >= 0 && n != want {
+		return 0, "", "", false
+	}
+	after := line[digits:]
+	for _, s := range []string{"→", "\t"} {
+		if (sep == "" || sep == s) && strings.HasPrefix(after, s) {
+			return n, s, after[len(s):], true
+		}
+	}
+	return 0, "", "", false
+}
+
+// ReadContent is what a read tool's output shows of the file: the text
+// without the <system-reminder> notes Claude Code appends, the header
+// str_replace_editor's view puts first, and the line numbers of a read
+// numbered on every line from 1 (numbered). empty reports Claude Code's note
+// that the file is empty. A numbered read ends with a newline when the
+// tool showed one: cat -n ends with the newline of the last line, Claude
+// Code's Read shows it as an empty last line.
+func ReadContent(text string) (content string, numbered, empty bool) {
+	text, empty = stripReminders(text)
+	text = catHeader.ReplaceAllString(text, "")
+	n, ok := SplitNumbered(text)
+	if !ok || n.Start != 1 || len(n.Head) > 0 || len(n.Tail) > 1 || len(n.Tail) == 1 && n.Tail[0] != "" {
+		return text, false, empty
+	}
+	if len(n.Tail) == 1 {
+		return n.Body + "\n", true, empty
+	}
+	return n.Body, true, empty
+}
+
+// catHeader is the line str_replace_editor's view puts before the file.
+var catHeader = regexp.MustCompile("\\AHere's the result of running `cat -n` on [^\n]*:\n")
+
+// stripReminders removes the <system-reminder> notes Claude Code appends to
+// a read; empty reports a note that the file is empty.
+func stripReminders(text string) (string, bool) {
+	empty := false
+	for {
+		trimmed := strings.TrimRight(text, " \t\r\n")
+		body, ok := strings.CutSuffix(trimmed, "</system-reminder>")
+		start := strings.LastIndex(body, "<system-reminder>")
+		if !ok || start < 0 {
+			return text, empty
+		}
+		empty = empty || strings.Contains(body[start:], "contents are empty")
+		text = strings.TrimRight(body[:start], " \t\r\n")
+	}
+}

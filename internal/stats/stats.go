@@ -1,0 +1,190 @@
+// Package stats measures transcripts in tokens the way ctx-count counts
+// them (what the model is sent), and what a filter did to one: the Report
+// that every filter returns and every --stats line prints, so that the
+// lines of a pipe add up (one filter's "after" is the next one's
+// "before").
+package stats
+
+import (
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Tally is a transcript's tokens, text by text.
+type Tally struct {
+	Blocks  [][]int // per message, each of its blocks: text and thinking counted, an image estimated
+	Calls   []int   // per call, its arguments as the model wrote them
+	Results []int   // per result, its text and its images
+	Images  int     // images in messages and results
+}
+
+// Count counts what the model is sent of t: each message's text and
+// thinking, each call's arguments, each result's text, and images
+// estimated from their size (docs/count.md). The texts are counted in one
+// batch (tokens.CountAll).
+func Count(t *transcript.Transcript, ctr tokens.Counter) Tally {
+	var texts []string
+	add := func(s string) int { texts = append(texts, s); return len(texts) - 1 }
+	tl := Tally{Blocks: make([][]int, len(t.Messages)), Calls: make([]int, len(t.Calls)), Results: make([]int, len(t.Results))}
+	type ref struct{ msg, block int }
+	var blocks []ref
+	var blockText []int
+	for i, m := range t.Messages {
+		tl.Blocks[i] = make([]int, len(m.Blocks))
+		for j, b := range m.Blocks {
+			if b.Type == transcript.Image {
+				tl.Blocks[i][j] = imageCost(b)
+				tl.Images++
+				continue
+			}
+			blocks = append(blocks, ref{i, j})
+			blockText = append(blockText, add(b.Text))
+		}
+	}
+	callText := make([]int, len(t.Calls))
+	for i, c := range t.Calls {
+		callText[i] = add(c.Input)
+	}
+	resText := make([]int, len(t.Results))
+	for i, r := range t.Results {
+		resText[i] = add(r.Text())
+		for _, b := range r.Images {
+			tl.Results[i] += imageCost(b)
+			tl.Images++
+		}
+	}
+	n := tokens.CountAll(ctr, texts)
+	for k, b := range blocks {
+		tl.Blocks[b.msg][b.block] = n[blockText[k]]
+	}
+	for i := range t.Calls {
+		tl.Calls[i] = n[callText[i]]
+	}
+	for i := range t.Results {
+		tl.Results[i] += n[resText[i]]
+	}
+	return tl
+}
+
+func imageCost(b transcript.Block) int {
+	if b.Data == "" {
+		return tokens.MaxImageTokens
+	}
+	return tokens.Image(b.Data)
+}
+
+// Tokens is the whole transcript's tokens.
+func (t Tally) Tokens() int {
+	n := t.ToolOutput()
+	for _, bs := range t.Blocks {
+		for _, b := range bs {
+			n += b
+		}
+	}
+	for _, c := range t.Calls {
+		n += c
+	}
+	return n
+}
+
+// ToolOutput is the tokens of the tool results.
+func (t Tally) ToolOutput() int {
+	n := 0
+	for _, r := range t.Results {
+		n += r
+	}
+	return n
+}
+
+// Report is what a filter did to one transcript.
+type Report struct {
+	Results int // tool results in the transcript
+	Changed int // results whose text the filter replaced
+	// Detail is the filter's own account, shown in parentheses after the
+	// counts: "7 reads of 2 files: 1 pointer, 3 diffs".
+	Detail string
+	// Measured says Tokens and ToolOutput are filled: they cost a count of
+	// the whole transcript, which a filter makes only when asked.
+	Measured   bool
+	Tokens     Change // the transcript's tokens, as ctx-count counts them
+	ToolOutput Change // the tool results' tokens
+}
+
+// Change is a number of tokens before and after a filter.
+type Change struct{ Before, After int }
+
+// String is the --stats line (without the program's name), the same for
+// every filter:
+//
+//	3 of 15 results changed (7 reads of 2 files: 3 diffs); 22,981 → 18,151 tokens (−21%); tool output 22,536 → 17,706 tokens (−21%)
+func (r Report) String() string {
+	s := textfmt.Int(r.Changed) + " of " + textfmt.Int(r.Results) + " results changed"
+	if r.Detail != "" {
+		s += " (" + r.Detail + ")"
+	}
+	if r.Measured {
+		s += "; " + textfmt.Change(r.Tokens.Before, r.Tokens.After, "tokens") +
+			"; tool output " + textfmt.Change(r.ToolOutput.Before, r.ToolOutput.After, "tokens")
+	}
+	return s
+}
+
+// Run records the results a filter replaces in one transcript, for its
+// Report: a filter changes results through Run.SetText instead of the
+// transcript's.
+type Run struct {
+	t     *transcript.Transcript
+	old   map[*transcript.Result]string // the text each changed result had first
+	order []*transcript.Result
+}
+
+// Start begins a filter's run over t.
+func Start(t *transcript.Transcript) *Run {
+	return &Run{t: t, old: map[*transcript.Result]string{}}
+}
+
+// SetText replaces a result's text through the model (transcript's
+// SetText), remembering the text it had.
+func (r *Run) SetText(res *transcript.Result, text string) {
+	if _, ok := r.old[res]; !ok {
+		r.old[res] = res.Text()
+		r.order = append(r.order, res)
+	}
+	r.t.SetText(res, text)
+}
+
+// Report ends the run: the results changed of the results seen, with the
+// filter's detail. With a counter it measures tokens too: the transcript
+// is counted as it is now, and the replaced results' texts before and
+// after, which give the counts before the run.
+func (r *Run) Report(ctr tokens.Counter, detail string) Report {
+	rep := Report{Results: len(r.t.Results), Changed: len(r.order), Detail: detail}
+	if ctr == nil {
+		return rep
+	}
+	tl := Count(r.t, ctr)
+	rep.Measured = true
+	rep.Tokens.After, rep.ToolOutput.After = tl.Tokens(), tl.ToolOutput()
+	olds := make([]string, len(r.order))
+	for i, res := range r.order {
+		olds[i] = r.old[res]
+	}
+	diff := tokens.Sum(ctr, olds)
+	for _, res := range r.order {
+		diff -= tl.Results[res.Index] - imagesOf(res)
+	}
+	rep.Tokens.Before = rep.Tokens.After + diff
+	rep.ToolOutput.Before = rep.ToolOutput.After + diff
+	return rep
+}
+
+// imagesOf is the estimate of a result's images, which a filter does not
+// change.
+func imagesOf(res *transcript.Result) int {
+	n := 0
+	for _, b := range res.Images {
+		n += imageCost(b)
+	}
+	return n
+}

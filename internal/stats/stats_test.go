@@ -1,0 +1,65 @@
+package stats
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+)
+
+func TestReportString(t *testing.T) {
+	cases := []struct {
+		r    Report
+		want string
+	}{
+		{Report{Results: 15, Changed: 3, Detail: "7 reads of 2 files: 3 diffs", Measured: true, Tokens: Change{22981, 18151}, ToolOutput: Change{22536, 17706}},
+			"3 of 15 results changed (7 reads of 2 files: 3 diffs); 22,981 → 18,151 tokens (−21%); tool output 22,536 → 17,706 tokens (−21%)"},
+		{Report{Results: 6, Measured: true, Tokens: Change{100, 100}, ToolOutput: Change{80, 80}},
+			"0 of 6 results changed; 100 → 100 tokens (0%); tool output 80 → 80 tokens (0%)"},
+		{Report{Results: 2, Changed: 1}, "1 of 2 results changed"},
+	}
+	for _, c := range cases {
+		if got := c.r.String(); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}
+
+// TestRunReport: a run that replaces results reports the tokens the
+// transcript had before and has after, as Count counts the transcript
+// itself, whatever it replaced and however often.
+func TestRunReport(t *testing.T) {
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range testutil.Fixtures(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := transcripttest.Parse(t, data)
+		before := Count(tr, ctr)
+		run := Start(tr)
+		for i, r := range tr.Results {
+			if i%2 == 0 {
+				run.SetText(r, "[ctx-test] replaced")
+				run.SetText(r, strings.Repeat("twice ", i)) // the first text is the one it had
+			}
+		}
+		rep := run.Report(ctr, "detail")
+		after := Count(transcripttest.Parse(t, tr.Bytes()), ctr)
+		want := Report{Results: len(tr.Results), Changed: (len(tr.Results) + 1) / 2, Detail: "detail", Measured: true,
+			Tokens: Change{before.Tokens(), after.Tokens()}, ToolOutput: Change{before.ToolOutput(), after.ToolOutput()}}
+		if rep != want {
+			t.Errorf("%s:\n got %+v\nwant %+v", testutil.Name(path), rep, want)
+		}
+		if rep := Start(tr).Report(nil, ""); rep.Measured || rep.String() != "0 of "+strconv.Itoa(len(tr.Results))+" results changed" {
+			t.Errorf("%s: a run without a counter: %q", testutil.Name(path), rep)
+		}
+	}
+}
