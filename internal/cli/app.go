@@ -115,12 +115,16 @@ func Main(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer)
 func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var actionErr error
 	env := &Env{Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	files := ""
+	if strings.Contains(cmd.ArgsUsage, "FILE") {
+		files = filesHelp(cmd.Flags) // not for ctx-recall's ID
+	}
 	app := &ucli.App{
 		Name:            cmd.Name,
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + filesHelp(cmd.Flags) + exitCodesHelp,
+		Description:     cmd.Description + files + exitCodesHelp,
 		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,

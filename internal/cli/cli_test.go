@@ -10,12 +10,16 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ctxkit/ctxkit/internal/llm"
+	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
+	"github.com/ctxkit/ctxkit/internal/mcpserver"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 )
 
@@ -27,10 +31,18 @@ var commands = map[string]Command{
 	"ctx-dedupe":    Dedupe,
 	"ctx-summarize": Summarize,
 	"ctx-truncate":  Truncate,
+	"ctx-archive":   Archive,
+	"ctx-recall":    Recall(mcpserver.Serve),
 	"ctx-loops":     Loops,
 }
 
 func TestMain(m *testing.M) {
+	// No test writes to the user's archive: a test that names none gets
+	// one in the temporary directory (the commands run as children
+	// inherit it).
+	if os.Getenv("CTX_ARCHIVE") == "" {
+		os.Setenv("CTX_ARCHIVE", filepath.Join(os.TempDir(), "ctxkit-cli-test-archive.db"))
+	}
 	mains := map[string]func(){}
 	for name, cmd := range commands {
 		mains[name] = func() { os.Exit(Main(cmd, os.Args, os.Stdin, os.Stdout, os.Stderr)) }
@@ -41,18 +53,26 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar: the binaries as a user runs them.
 // $FIXTURES is testdata/formats; $ROOT the module's root, for the examples
 // and a package's own fixtures; $CORPUS the corpus of real transcripts, and
-// the condition [corpus] says whether it is there.
+// the condition [corpus] says whether it is there. $LLM_URL is a fake
+// OpenAI-compatible server (fakeModels) that wants the key sk-fake and
+// max_tokens, $LLM_URL_MCT one that wants max_completion_tokens; answers
+// are cached in $WORK/llm-cache.jsonl.
 func TestScripts(t *testing.T) {
 	root := testutil.Root(t)
 	fixtures := filepath.Join(root, "testdata", "formats")
 	corpus := testutil.CorpusDir(t)
 	haveCorpus := len(testutil.CorpusIfPresent(t)) > 0
+	llmURL := llmtest.New(t, llmtest.Expect{Key: "sk-fake"}, fakeModels()).URL
+	llmURLMCT := llmtest.New(t, llmtest.Expect{Key: "sk-fake", CapField: llm.MaxCompletionTokens}, fakeModels()).URL
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("FIXTURES", fixtures)
 			env.Setenv("ROOT", root)
 			env.Setenv("CORPUS", corpus)
+			env.Setenv("LLM_URL", llmURL)
+			env.Setenv("LLM_URL_MCT", llmURLMCT)
+			env.Setenv("CTX_LLM_CACHE", filepath.Join(env.WorkDir, "llm-cache.jsonl"))
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -127,6 +147,40 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// fakeModels answers as the model a request names: good (the prompt's first
+// words), long (no shorter than the rules), flaky (429 the first time a
+// prompt is seen), fail-500, missing (404), empty (the text in
+// reasoning_content only), length (cut at the cap) and hang (no answer).
+func fakeModels() func(llmtest.Request) llmtest.Reply {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(r llmtest.Request) llmtest.Reply {
+		switch r.Model {
+		case "good":
+			return llmtest.Echo(20)(r)
+		case "long":
+			return llmtest.Reply{Content: strings.Repeat("The output has many lines. ", 200)}
+		case "flaky":
+			mu.Lock()
+			defer mu.Unlock()
+			if !seen[r.Prompt()] {
+				seen[r.Prompt()] = true
+				return llmtest.Reply{Status: 429, RetryAfter: "0", Message: "slow down"}
+			}
+			return llmtest.Echo(20)(r)
+		case "fail-500":
+			return llmtest.Reply{Status: 500, Message: "boom"}
+		case "empty":
+			return llmtest.Reply{Reasoning: "The user wants a summary."}
+		case "length":
+			return llmtest.Reply{Content: "The output", FinishReason: "length"}
+		case "hang":
+			return llmtest.Reply{Hang: true}
+		}
+		return llmtest.Reply{Status: 404, Message: "model " + r.Model + " not found"}
+	}
 }
 
 // shell returns a runner of bash scripts in a directory that holds the

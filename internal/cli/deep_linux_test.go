@@ -17,6 +17,9 @@ func TestDeepNesting(t *testing.T) {
 	_, dir := shell(t)
 	deep := bytes.Repeat([]byte("["), 10_000_000)
 	for name := range commands {
+		if name == "ctx-recall" {
+			continue // it reads an archive, not a transcript
+		}
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(dir, name))
 			cmd.Stdin = bytes.NewReader(deep)

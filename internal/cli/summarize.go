@@ -46,15 +46,33 @@ A summary starts with a marker line, then the lines it kept:
    [407 lines omitted]
    ok      example.com/app/store   0.012s
 
+With --llm, a model writes the summaries, through any OpenAI-compatible endpoint (Ollama, vLLM,
+llama.cpp's server, LM Studio, OpenAI): the same results are summarized, each by a model where
+its summary is shorter than the rule-based one, which it keeps otherwise, and wherever the model
+fails (an error status, a timeout, empty content, an answer cut at the cap: one warning line,
+exit 0). A model's summary starts with the rules' marker line, tagged with the model's name,
+then the model's text (at most 100 words), then the error lines and paths of the rule-based
+summary that the text left out, word for word:
+
+   [ctx-summarize, model qwen2.5-coder:1.5b] Read internal/store/store.go: 156 lines (5,016 chars).
+   <the model's text: what the file defines, in at most 100 words>
+
+Answers are cached (--llm-cache), so a second run over the same history sends no request;
+--stats adds the model's summaries, fallbacks, requests, cache hits and tokens. The API key comes
+from the environment variable that --llm-key-env names, never from a flag.
+
 EXAMPLES:
    ctx-summarize session.jsonl > smaller.jsonl
    ctx-summarize --protect-tokens 8000 --protect-turns 1 --min-savings 0 --stats s.jsonl
    ctx-summarize --mode clear --keep-recent 3 -i ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-truncate | ctx-summarize | ctx-count --before s.jsonl
+   ctx-summarize --llm --stats s.jsonl > smaller.jsonl              # Ollama on localhost
+   ctx-summarize --llm --llm-url https://api.openai.com/v1 --llm-model gpt-4o-mini \
+       --llm-cap-field max_completion_tokens s.jsonl > smaller.jsonl
 
 The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats prints one line
 a file on stderr; --json prints that report as JSON on stderr instead.`,
-	Flags: FilterFlags(
+	Flags: append(FilterFlags(
 		&ucli.IntFlag{Name: "protect-tokens", Value: summarize.Defaults(nil).ProtectTokens, EnvVars: []string{"CTX_PROTECT_TOKENS"},
 			Usage: "keep whole the most recent tool output, up to `N` tokens; 0: off"},
 		&ucli.IntFlag{Name: "protect-turns", Value: summarize.Defaults(nil).ProtectTurns, EnvVars: []string{"CTX_PROTECT_TURNS"},
@@ -74,7 +92,7 @@ a file on stderr; --json prints that report as JSON on stderr instead.`,
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"},
 			Usage: "print the report to stderr as JSON (schema in docs/summarize.md); implies --stats"},
 		EncodingFlag,
-	),
+	), llmFlags...),
 	Run: runSummarize,
 }
 
@@ -105,10 +123,21 @@ func runSummarize(e *Env) error {
 		Trigger:       e.Int("trigger"),
 		ExcludeTools:  e.StringSlice("exclude-tools"),
 		KeepMirrors:   e.Bool("keep-mirrors"),
+		ModelInput:    e.Int("llm-max-input"),
 	}
 	f, err := summarize.New(opts)
 	if err != nil {
 		return Usagef("%v", err)
+	}
+	var model *modelRun
+	if e.Bool("llm") {
+		if opts.Mode == summarize.ModeClear {
+			return Usagef("--llm writes summaries; --mode clear writes one line without a model")
+		}
+		if model, err = e.newModelRun(); err != nil {
+			return err
+		}
+		defer model.close(e)
 	}
 	asJSON := e.Bool("json")
 	if asJSON {
@@ -119,7 +148,12 @@ func runSummarize(e *Env) error {
 	}
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
 	err = e.Filter(func(t *transcript.Transcript) (string, error) {
-		r := f.Run(t)
+		var r summarize.Report
+		if model != nil {
+			r = model.run(f, t)
+		} else {
+			r = f.Run(t)
+		}
 		r.File = e.InputName()
 		report.Files = append(report.Files, r)
 		return r.Stats.String(), nil

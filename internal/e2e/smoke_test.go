@@ -15,9 +15,11 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/agenttest"
 	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 var (
@@ -104,11 +106,13 @@ func TestSmoke(t *testing.T) {
 }
 
 // The binaries by what they do: filters write the transcript back and keep
-// the invariants; reports read it. A binary in neither list fails the test,
-// so that a new one is added here.
+// the invariants; reports read it; the archive's pair stores it and gives
+// its outputs back (checkArchive). A binary in none of these fails the
+// test, so that a new one is added here.
 var (
-	filterBins = []string{"ctx-dedupe", "ctx-truncate", "ctx-summarize"}
-	reportBins = map[string][]string{
+	filterBins  = []string{"ctx-dedupe", "ctx-truncate", "ctx-summarize"}
+	archiveBins = []string{"ctx-archive", "ctx-recall"}
+	reportBins  = map[string][]string{
 		"ctx-count":     {"--json"},
 		"ctx-changelog": {"--json"},
 		"ctx-loops":     {"--json"},
@@ -141,11 +145,41 @@ func everyTool(t *testing.T, bin, path string) {
 			} else if !json.Valid(out) {
 				t.Errorf("%s --json printed invalid JSON: %.200s", name, out)
 			}
+		case slices.Contains(archiveBins, name):
 		default:
 			t.Errorf("%s: not run over the agent's transcript; add it to filterBins or reportBins", name)
 		}
 	}
 	checkBanner(t, filepath.Join(bin, "ctx-loops"), data)
+	checkArchive(t, bin, data)
+}
+
+// checkArchive stores the transcript with ctx-archive, which passes it
+// through byte for byte, and gets every output back with ctx-recall but
+// those a ctx-* tool already replaced (a hook's cut, pointer or denial),
+// which the archive leaves out.
+func checkArchive(t *testing.T, bin string, in []byte) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "archive.db")
+	out, err := runTool(filepath.Join(bin, "ctx-archive"), in, "--db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, in) {
+		t.Errorf("ctx-archive did not pass the transcript through unchanged")
+	}
+	tr := transcripttest.Parse(t, in)
+	for _, c := range tr.Calls {
+		if c.Result == nil || marker.Is(c.Result.Text(), "") || truncate.IsCut(c.Result.Text()) {
+			continue
+		}
+		got, err := exec.Command(filepath.Join(bin, "ctx-recall"), "--db", db, c.ID).Output()
+		if err != nil {
+			t.Errorf("ctx-recall %s: %v", c.ID, stderrOf(err))
+		} else if len(got) == 0 && c.Result.Text() != "" {
+			t.Errorf("ctx-recall %s gave nothing back", c.ID)
+		}
+	}
 }
 
 // checkBanner runs ctx-loops --banner, the filter that adds a header above

@@ -22,22 +22,40 @@ func Line(tool, text string) string {
 	return "[ctx-" + tool + "] " + text
 }
 
+// LineWith returns the marker line "[ctx-NAME, NOTE] text", whose note says
+// what kind of text follows ("model qwen2.5-coder:1.5b"). Brackets and line
+// breaks in the note become spaces: they would end the tag.
+func LineWith(tool, note, text string) string {
+	note = strings.Map(func(r rune) rune {
+		if r == '[' || r == ']' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, note)
+	return "[ctx-" + tool + ", " + note + "] " + text
+}
+
 // Parse reports whether text starts with a marker, and which tool wrote it
-// ("dedupe" for "[ctx-dedupe]") and the rest of the marker's line.
+// ("dedupe" for "[ctx-dedupe]" and "summarize" for "[ctx-summarize, model
+// M]") and the rest of the marker's line.
 func Parse(text string) (tool, line string, ok bool) {
 	rest, ok := strings.CutPrefix(text, "[ctx-")
 	if !ok {
 		return "", "", false
 	}
 	end := strings.IndexByte(rest, ']')
-	if end <= 0 || strings.ContainsAny(rest[:end], " \n") {
+	if end <= 0 || strings.IndexByte(rest[:end], '\n') >= 0 {
+		return "", "", false
+	}
+	tool, note, noted := strings.Cut(rest[:end], ", ")
+	if tool == "" || strings.ContainsAny(tool, " ,") || noted && strings.TrimSpace(note) == "" {
 		return "", "", false
 	}
 	line = rest[end+1:]
 	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
 		line = line[:nl]
 	}
-	return rest[:end], strings.TrimPrefix(line, " "), true
+	return tool, strings.TrimPrefix(line, " "), true
 }
 
 // Is reports whether text starts with a marker of the given tool, or of any

@@ -19,12 +19,20 @@ func TestParse(t *testing.T) {
 		{"[ctx-two words] x", "", "", false},
 		{"text [ctx-dedupe] later", "", "", false},
 		{"[ctx-dedupe", "", "", false},
+		{"[ctx-summarize, model qwen2.5-coder:1.5b] Read a.go: 40 lines.\nIt defines", "summarize", "Read a.go: 40 lines.", true},
+		{"[ctx-summarize, model gpt-4o mini] x", "summarize", "x", true},
+		{"[ctx-summarize, ] x", "", "", false},
+		{"[ctx-summarize,model] x", "", "", false},
+		{"[ctx-summarize, model a\nb] x", "", "", false},
 	}
 	for _, c := range cases {
 		tool, line, ok := Parse(c.text)
 		if tool != c.tool || line != c.line || ok != c.ok {
 			t.Errorf("Parse(%q) = %q, %q, %v; want %q, %q, %v", c.text, tool, line, ok, c.tool, c.line, c.ok)
 		}
+	}
+	if got := LineWith("summarize", "model a]b\nc", "x"); got != "[ctx-summarize, model a b c] x" || !Is(got, "summarize") {
+		t.Errorf("LineWith = %q", got)
 	}
 	if !Is(Line("dedupe", "x"), "dedupe") || Is(Line("dedupe", "x"), "truncate") || !Is(Line("truncate", "x"), "") {
 		t.Error("Is disagrees with Line")

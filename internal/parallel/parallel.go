@@ -14,7 +14,15 @@ import (
 // f runs on the caller's goroutine. f must touch only what belongs to its
 // index, so that the outcome does not depend on the order.
 func For(n, minEach int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/max(minEach, 1))
+	Workers(n, min(runtime.GOMAXPROCS(0), n/max(minEach, 1)), f)
+}
+
+// Workers calls f(i) for every i in [0, n) on up to workers goroutines,
+// for work that waits rather than computes (requests to a server): each
+// takes the next index, in order, when it finishes one. With one worker f
+// runs on the caller's goroutine.
+func Workers(n, workers int, f func(i int)) {
+	workers = min(workers, n)
 	if workers <= 1 {
 		for i := range n {
 			f(i)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -15,18 +16,7 @@ import (
 // approx by default: the filter's own work, without the cost of exact
 // counting.
 func BenchmarkFilter(b *testing.B) {
-	enc := os.Getenv("CTX_BENCH_ENCODING")
-	if enc == "" {
-		enc = tokens.Approx
-	}
-	ctr, err := tokens.New(enc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := New(Defaults(ctr))
-	if err != nil {
-		b.Fatal(err)
-	}
+	f := benchFilter(b, Defaults(nil))
 	b.ReportAllocs()
 	inputs := testutil.BenchInputs(b)
 	for i := 0; i < b.N; i++ {
@@ -39,4 +29,39 @@ func BenchmarkFilter(b *testing.B) {
 			_ = t.Bytes()
 		}
 	}
+}
+
+// BenchmarkModel is BenchmarkFilter with --llm against the fake server,
+// which answers at once: what ctx-summarize --llm costs beyond the model's
+// own time (prompts, requests on the loopback, answers into summaries).
+// No cache: every prompt is a request.
+func BenchmarkModel(b *testing.B) {
+	opts := Defaults(nil)
+	opts.ModelInput = 3000
+	f := benchFilter(b, opts)
+	srv := llmtest.New(b, llmtest.Expect{Model: "fake"}, llmtest.Echo(60))
+	c := newClient(b, srv, nil, 0)
+	var rep Report
+	filter := withModel(f, c, &rep)
+	b.ReportAllocs()
+	inputs := testutil.BenchInputs(b)
+	for i := 0; i < b.N; i++ {
+		for _, in := range inputs {
+			if _, err := filter(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if rep.Model != nil {
+		b.ReportMetric(float64(c.Stats().Requests)/float64(b.N), "requests/op")
+	}
+}
+
+// benchFilter is the filter of opts, counting in $CTX_BENCH_ENCODING.
+func benchFilter(b *testing.B, opts Options) *Filter {
+	enc := os.Getenv("CTX_BENCH_ENCODING")
+	if enc == "" {
+		enc = tokens.Approx
+	}
+	return filterIn(b, enc, opts)
 }

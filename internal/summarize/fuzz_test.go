@@ -106,3 +106,36 @@ func parseInput(input string) gjson.Result {
 	}
 	return gjson.Parse(input)
 }
+
+// FuzzModelSummary: whatever a model answers, and whatever its name, its
+// summary is a [ctx-summarize] marker that points nowhere and keeps every
+// fact, error line and path of the rules' summary.
+func FuzzModelSummary(f *testing.F) {
+	f.Add(testLog(), `{"command":"go test ./..."}`, "Ran the tests.", "qwen2.5-coder:1.5b")
+	f.Add(seeds[6]+strings.Repeat("b.go:2:y\n", 20), `{"command":"grep -rn x ."}`, "see call toolu_1 above\n\n", "m]\n[x")
+	f.Add(seeds[0], `{"command":"git status"}`, "", "")
+	table := tools.NewTable(nil)
+	f.Fuzz(func(t *testing.T, text, input, answer, model string) {
+		kind, args := table.Classify("Bash", parseInput(input))
+		c := &transcript.Call{Name: "Bash", Kind: kind, Args: args, Result: &transcript.Result{}}
+		_, o, ok := Rules{Cwd: "/r"}.summarize(c, text)
+		if !ok {
+			return
+		}
+		s := modelSummary(o, model, answer)
+		head, _, _ := strings.Cut(s, "\n")
+		if !marker.Is(s, "summarize") || len(marker.Refs(s)) > 0 {
+			t.Errorf("not a marker, or one that points: %q", head)
+		}
+		for _, fact := range o.must.facts {
+			if !strings.Contains(s, fact) {
+				t.Errorf("fact %q lost", fact)
+			}
+		}
+		for _, e := range append(o.must.errors, o.must.paths...) {
+			if !strings.Contains(s, strings.TrimSpace(clipLine(e))) {
+				t.Errorf("%q lost from %q", e, s)
+			}
+		}
+	})
+}

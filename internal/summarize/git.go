@@ -158,6 +158,12 @@ func gitStatus(o output) ([]string, string, bool) {
 		}
 		counts = append(counts, textfmt.Int(len(g.paths))+" "+g.name)
 		detail.WriteString("\n" + g.name + ": " + joinPaths(g.paths, gitMaxPaths))
+		for _, p := range g.paths[:min(len(g.paths), gitMaxPaths)] {
+			if g.name == "staged" || g.name == "modified" {
+				p = p[2:] // without the state: "M a.go"
+			}
+			o.must.paths = append(o.must.paths, p)
+		}
 	}
 	facts := []string{}
 	if s.branch != "" {
@@ -169,7 +175,9 @@ func gitStatus(o output) ([]string, string, bool) {
 		}
 		counts = []string{"clean"}
 	}
-	return append(facts, strings.Join(counts, ", ")), detail.String(), true
+	facts = append(facts, strings.Join(counts, ", "))
+	o.must.facts = append(o.must.facts, facts...)
+	return facts, detail.String(), true
 }
 
 // joinPaths lists paths, at most max of them.
@@ -270,7 +278,11 @@ func gitHistory(o output) ([]string, string, bool) {
 		}
 		facts = append(facts, textfmt.Plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
 		detail = "\n" + joinPaths(names, gitMaxPaths)
+		for _, c := range h.files[:min(len(h.files), gitMaxPaths)] {
+			o.must.paths = append(o.must.paths, c.path)
+		}
 	}
+	o.must.facts = append(o.must.facts, facts...)
 	facts = append(facts, size(o.body), "the first "+textfmt.Int(gitHead)+" chars shown")
 	return facts, detail + firstChars(o.body, gitHead), true
 }

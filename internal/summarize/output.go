@@ -17,10 +17,22 @@ type output struct {
 	// body is what the tool itself printed (outcome.Body): the output
 	// without a format's wrapper.
 	body string
+	// must gathers, as a kind's summary is made, what any summary of the
+	// output must keep (model.go).
+	must *musts
+}
+
+// musts are what a summary of an output must keep, because the rules keep
+// them: the facts of the marker line (test counts, matches, files changed),
+// the lines that say what failed, and the paths the summary names. A
+// model's summary shows the facts and gets the lines and paths it left out
+// appended.
+type musts struct {
+	facts, errors, paths []string
 }
 
 func newOutput(c *transcript.Call, text, cwd string) output {
-	return output{call: c, cwd: cwd, body: outcome.Body(text)}
+	return output{call: c, cwd: cwd, body: outcome.Body(text), must: &musts{}}
 }
 
 // status says how the call ended, as far as the transcript tells: "exit 0",

@@ -218,7 +218,7 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 	if got := tail("a\r\nb\r\n", 5, 2); !reflect.DeepEqual(got, []piece{{0, "a"}, {1, "b"}}) {
-		t.Errorf("tail with CRLF: %q", got)
+		t.Errorf("tail with CRLF: %+v", got)
 	}
 }
 

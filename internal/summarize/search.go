@@ -141,6 +141,8 @@ func search(o output) ([]string, string, bool) {
 	if len(h.files) > 0 {
 		count += " in " + textfmt.Plural(len(h.files), "file", "files") + h.names.String()
 	}
+	o.must.facts = append(o.must.facts, count)
+	o.must.paths = append(o.must.paths, h.names.samples...)
 	return []string{count, "the first " + textfmt.Plural(len(h.first), "match", "matches") + " shown"},
 		excerpt(o.body, h.total, h.first), true
 }

@@ -21,7 +21,12 @@ func shell(o output) ([]string, string, bool) {
 	if n := len(kept) - len(last); n > 0 {
 		shown = textfmt.Plural(n, "error line", "error lines") + " and " + shown
 	}
-	return []string{outcome.Tests(o.body).String(), size(o.body) + ", " + shown}, excerpt(o.body, total, kept), true
+	tests := outcome.Tests(o.body).String()
+	o.must.facts = append(o.must.facts, tests)
+	for _, e := range errs {
+		o.must.errors = append(o.must.errors, e.text)
+	}
+	return []string{tests, size(o.body) + ", " + shown}, excerpt(o.body, total, kept), true
 }
 
 // errorLines returns the last n distinct lines that say what went wrong, as

@@ -72,6 +72,10 @@ type Options struct {
 	// Measure fills the token counts of the stats.Report (the whole
 	// transcript's, before and after), for --stats.
 	Measure bool
+	// ModelInput is the most tokens of an output that Prompts sends a
+	// model: a longer one is cut to its head, the lines that say what
+	// failed and its tail. 0 sends outputs whole.
+	ModelInput int
 }
 
 // Defaults are ctx-summarize's defaults, OpenCode's thresholds, counting
@@ -86,6 +90,7 @@ type Filter struct {
 	ctr        tokens.Counter
 	exclude    map[string]bool
 	summarizer func(cwd string) Summarizer
+	answers    *Answers // a model's summaries (WithAnswers), or nil
 }
 
 // New checks the options and returns the filter they describe.
@@ -103,8 +108,8 @@ func New(opts Options) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	names := []string{"protect-tokens", "protect-turns", "keep-recent", "min-savings", "trigger"}
-	for i, v := range []int{opts.ProtectTokens, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger} {
+	names := []string{"protect-tokens", "protect-turns", "keep-recent", "min-savings", "trigger", "llm-max-input"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.ModelInput} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
@@ -140,6 +145,8 @@ type Report struct {
 	Kept      Kept    `json:"kept"`
 	Tools     []Tool  `json:"by_tool"`
 	Changes   []Entry `json:"summaries"`
+	// Model is what a model did, when its answers were given (WithAnswers).
+	Model *ModelReport `json:"model,omitempty"`
 }
 
 // Kept counts the results left whole, by the first reason that applies.
@@ -176,6 +183,11 @@ type Entry struct {
 	Target       string `json:"target"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
+	// Model names the model that wrote the summary; empty for the rules'.
+	Model string `json:"model,omitempty"`
+	// Fallback says why a result a model was asked about has the rules'
+	// summary: "not shorter" than it, or why the model did not answer.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // Saved is the tokens the run saved.
@@ -186,6 +198,10 @@ type plan struct {
 	r       *transcript.Result
 	summary string
 	tokens  int
+	// model is set when the summary is the model's; fallback says why a
+	// result the model was asked about has the rules' summary.
+	model    bool
+	fallback string
 }
 
 // Apply summarizes t's old results in place and reports what it did. It
@@ -196,24 +212,47 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).
 // Run is Apply with the detail of ctx-summarize's --json report.
 func (f *Filter) Run(t *transcript.Transcript) Report {
 	run := stats.Start(t)
-	rep := f.run(t, run)
-	detail := ""
-	if rep.Unchanged != "" {
-		detail = "unchanged: " + rep.Unchanged
+	rep, plans, before := f.decide(t)
+	for _, p := range plans {
+		f.replace(t, run, p)
+	}
+	rep.finish(t, plans, before)
+	if f.answers != nil {
+		rep.Model = f.answers.report(plans)
+		for i, p := range plans { // the entries are in the plans' order
+			if p.model {
+				rep.Changes[i].Model = f.answers.Model
+			}
+		}
 	}
 	var ctr tokens.Counter
 	if f.opts.Measure {
 		ctr = f.ctr
 	}
-	rep.Stats = run.Report(ctr, detail)
+	rep.Stats = run.Report(ctr, rep.detail())
 	return rep
 }
 
-func (f *Filter) run(t *transcript.Transcript, run *stats.Run) Report {
-	rep := Report{Format: string(t.Format), Results: len(t.Results)}
+// detail is the report's part of the --stats line: why nothing changed,
+// or what the model did.
+func (r Report) detail() string {
+	switch {
+	case r.Unchanged != "":
+		return "unchanged: " + r.Unchanged
+	case r.Model != nil:
+		return r.Model.String()
+	}
+	return ""
+}
+
+// decide chooses the summaries that will replace t's results, without
+// changing t, and reports the reasons for the others. before is every
+// result's tokens.
+func (f *Filter) decide(t *transcript.Transcript) (rep Report, plans []plan, before []int) {
+	rep = Report{Format: string(t.Format), Results: len(t.Results)}
 	texts := make([]string, len(t.Results))
 	parallel.For(len(texts), 32, func(i int) { texts[i] = t.Results[i].Text() })
-	before := tokens.CountAll(f.ctr, texts)
+	before = tokens.CountAll(f.ctr, texts)
 	for _, n := range before {
 		rep.TokensBefore += n
 	}
@@ -224,8 +263,7 @@ func (f *Filter) run(t *transcript.Transcript, run *stats.Run) Report {
 		if rep.HistoryTokens <= f.opts.Trigger {
 			rep.Unchanged = fmt.Sprintf("the history has %s tokens, not over --trigger %s",
 				textfmt.Int(rep.HistoryTokens), textfmt.Int(f.opts.Trigger))
-			rep.finish(t, nil, before)
-			return rep
+			return rep, nil, before
 		}
 	}
 
@@ -242,11 +280,7 @@ func (f *Filter) run(t *transcript.Transcript, run *stats.Run) Report {
 		rep.Kept.BelowMinimum = len(plans)
 		plans = nil
 	}
-	for _, p := range plans {
-		f.replace(t, run, p)
-	}
-	rep.finish(t, plans, before)
-	return rep
+	return rep, plans, before
 }
 
 // plan summarizes every old result that may be summarized and returns the
@@ -278,6 +312,9 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 	}
 	k.NotShorter += len(made) - len(plans)
 	after := tokens.CountAll(f.ctr, summaries)
+	if f.answers != nil {
+		f.useAnswers(t.Cwd, texts, plans, after)
+	}
 	shorter := plans[:0]
 	saved := 0
 	for i, p := range plans {
@@ -373,7 +410,7 @@ func (r *Report) finish(t *transcript.Transcript, plans []plan, before []int) {
 		after[p.r] = p.tokens
 		c := p.r.Call
 		r.Changes = append(r.Changes, Entry{CallID: p.r.CallID, Tool: c.Name, Kind: string(c.Kind),
-			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens})
+			Target: c.Args.Target(t.Cwd), TokensBefore: before[p.r.Index], TokensAfter: p.tokens, Fallback: p.fallback})
 		r.TokensAfter -= before[p.r.Index] - p.tokens
 	}
 	r.Summarized = len(plans)

@@ -36,23 +36,30 @@ type kindSummary func(o output) (facts []string, detail string, ok bool)
 
 // Summarize implements Summarizer.
 func (s Rules) Summarize(c *transcript.Call, text string) (string, bool) {
+	sum, _, ok := s.summarize(c, text)
+	return sum, ok
+}
+
+// summarize is Summarize, and also returns the output it read, with what
+// any summary of it must keep.
+func (s Rules) summarize(c *transcript.Call, text string) (string, output, bool) {
 	o := newOutput(c, text, s.Cwd)
 	whole := shortLines
 	if c.Kind == tools.Read {
 		whole = readWhole
 	}
 	if countLines(o.body) <= whole && len(o.body) <= whole*shortLine {
-		return "", false // short enough to keep whole
+		return "", o, false // short enough to keep whole
 	}
 	f := pick(c, o.body)
 	if f == nil {
-		return "", false
+		return "", o, false
 	}
 	facts, detail, ok := f(o)
 	if !ok {
-		return "", false
+		return "", o, false
 	}
-	return o.line(append([]string{o.status()}, facts...), detail), true
+	return o.line(append([]string{o.status()}, facts...), detail), o, true
 }
 
 // pick chooses the summary for a call by its kind (for shell tools, the kind

@@ -150,7 +150,8 @@ func (p *parser) anthropicSystem(root jsonscan.Value) {
 }
 
 func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
-	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId")
+	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId", "timestamp")
+	p.time = f[5].Str()
 	if p.t.Cwd == "" {
 		p.t.Cwd = f[3].Str()
 	}
@@ -248,8 +249,9 @@ func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
 // --- Codex rollouts and Responses API items ---
 
 func (p *parser) codexRecord(v jsonscan.Value, pos Pos) {
-	f := v.Fields("type", "payload")
+	f := v.Fields("type", "payload", "timestamp")
 	payload := f[1]
+	p.time = f[2].Str()
 	if !payload.Exists() {
 		p.responsesItem(v, pos) // a bare array of Responses API items
 		return

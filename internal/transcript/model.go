@@ -18,6 +18,7 @@ type parser struct {
 	// counted only when the rollout has no user message items of its own,
 	// since full rollouts hold both.
 	root       jsonscan.Value // the document, for a request body's top-level fields
+	time       string         // the timestamp of the record being read, which its messages take
 	eventUsers []*Message
 	itemUsers  bool
 	// Codex: exec_command_end events repeat a command's output and exit
@@ -96,7 +97,7 @@ func (p *parser) attachEventEnds() {
 
 // message appends a message to the model.
 func (p *parser) message(role string, pos Pos) *Message {
-	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos}
+	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.time}
 	p.t.Messages = append(p.t.Messages, m)
 	return m
 }
@@ -112,7 +113,7 @@ func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
 		in = gjson.Parse(input)
 	}
 	kind, args := p.tools.Classify(name, in)
-	c := &Call{Index: len(p.t.Calls), ID: id, Name: name, Kind: kind, Args: args, Input: input, Message: m}
+	c := &Call{Index: len(p.t.Calls), ID: id, Name: name, Kind: kind, Args: args, Input: input, InputIsText: isText, Message: m}
 	p.t.Calls = append(p.t.Calls, c)
 	m.Calls = append(m.Calls, c)
 	return c

@@ -94,6 +94,10 @@ type Message struct {
 	Blocks  []Block   // its text, thinking and images, in order
 	Calls   []*Call   // the tool calls it makes
 	Results []*Result // the tool results it carries
+
+	// Time is when it was written, as the transcript gives it (Claude Code's
+	// and Codex's timestamp, RFC 3339), else "".
+	Time string
 }
 
 // BlockType is the type of a content block the model keeps.
@@ -130,6 +134,10 @@ type Call struct {
 	// its output is more output of that command. A continuation is not an
 	// action of its own: a read it continues is one read, not two.
 	Continues *Call
+
+	// InputIsText says Input is a custom tool's free-form text (Codex's
+	// apply_patch), not JSON.
+	InputIsText bool
 }
 
 // Result is one tool result.

@@ -1,0 +1,13 @@
+// Command ctx-archive stores every tool execution of a transcript in the
+// archive, passing the transcript through.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Archive, os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

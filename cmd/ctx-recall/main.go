@@ -1,0 +1,14 @@
+// Command ctx-recall gives back an archived tool output by its id, searches
+// the archive, and serves both as the MCP tool memory_query.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/mcpserver"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Recall(mcpserver.Serve), os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,116 @@
+package archive
+
+import (
+	"path"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/truncate"
+)
+
+// Execution is one tool call and its output, as the archive stores it.
+type Execution struct {
+	Session string // SessionKey of its transcript
+	Handle  string // Handle of its result
+	CallID  string
+	Seq     int    // the result's position among its transcript's results
+	Tool    string // the tool's name as the transcript has it; "" for a result without its call
+	Kind    tools.Kind
+	// Input is the call's arguments as the model wrote them; InputIsText
+	// says they are a custom tool's free text, not JSON. The archive
+	// stores them in one spelling (tools.Canonical), made only for the
+	// executions it does not have yet.
+	Input       string
+	InputIsText bool
+	Path        string   // the file or directory the call is about, as tools.Args.File gives it
+	Paths       []string // every path --path finds it by: each file it names, relative to the session's directory and absolute
+	Range       tools.Range
+	Command     string
+	Target      string // what the call was about: path and range, command, pattern or URL
+	Intent      string
+	Time        time.Time // when the call was made (else when its result came), zero when the transcript does not say
+	Failed      bool
+	ExitCode    int
+	HasExit     bool
+	Output      string // the result's text, byte for byte
+	Format      transcript.Format
+	Cwd         string
+}
+
+// Executions returns the executions of the given results of t, in order.
+// Results that are not an original output are left out: the marker of a
+// ctx-* filter, or a result ctx-truncate cut (their originals are what the
+// archive is for).
+func Executions(t *transcript.Transcript, results []*transcript.Result) []Execution {
+	session := SessionKey(t)
+	out := make([]Execution, 0, len(results))
+	for _, r := range results {
+		text := r.Text()
+		if marker.Is(text, "") || truncate.IsCut(text) {
+			continue
+		}
+		handle := r.CallID
+		if !identifies(handle) {
+			handle = derivedHandle(session, r)
+		}
+		e := Execution{
+			Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
+			Failed: r.Failed(), ExitCode: r.ExitCode, HasExit: r.HasExitCode,
+			Output: text, Format: t.Format, Cwd: t.Cwd,
+			Time: parseTime(r.Message.Time),
+		}
+		if c := r.Call; c != nil {
+			e.Tool, e.Kind = c.Name, c.Kind
+			e.Input, e.InputIsText = c.Input, c.InputIsText
+			e.Path, e.Range, e.Command, e.Intent = c.Args.File(t.Cwd), c.Args.Range, c.Args.Command, c.Args.Intent
+			e.Target = c.Args.Target(t.Cwd)
+			e.Paths = pathsOf(c.Args, t.Cwd)
+			if ct := parseTime(c.Message.Time); !ct.IsZero() {
+				e.Time = ct
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// pathsOf is every path a call names, each as tools.NormPath gives it and,
+// when that is relative to an absolute session directory, absolute too, so
+// that --path finds the call by either.
+func pathsOf(a tools.Args, cwd string) []string {
+	names := a.Paths
+	if len(names) == 0 && a.Path != "" {
+		names = []string{a.Path}
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range names {
+		n := tools.NormPath(p, a.Dir, cwd)
+		add(n)
+		if !path.IsAbs(n) && path.IsAbs(cwd) {
+			add(path.Join(cwd, n))
+		}
+	}
+	return out
+}
+
+// parseTime reads a transcript's timestamp; zero when it has none or it is
+// not RFC 3339.
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+)
+
+// DBFlag is the archive ctx-archive writes and ctx-recall reads.
+var DBFlag = &ucli.StringFlag{Name: "db", EnvVars: []string{"CTX_ARCHIVE"},
+	Usage: "the archive database `PATH` (default: ctxkit/archive.db in the user's data directory, $XDG_DATA_HOME or ~/.local/share)"}
+
+// ArchivePath is the archive of --db, CTX_ARCHIVE, or the default.
+func (e *Env) ArchivePath() (string, error) {
+	if p := e.String(DBFlag.Name); p != "" {
+		return p, nil
+	}
+	p, err := archive.DefaultPath()
+	if err != nil {
+		return "", Failf("%v", err)
+	}
+	return p, nil
+}
+
+// Archive is ctx-archive.
+var Archive = Command{
+	Name:      "ctx-archive",
+	Usage:     "store every tool execution of a transcript in the archive, passing the transcript through",
+	ArgsUsage: "[FILE ...]",
+	Description: `Reads a transcript (Claude Code JSONL, Codex rollout, OpenAI or Anthropic messages; the
+format is detected) from FILE or stdin, stores every tool execution in it in the archive,
+and writes the transcript to stdout unchanged, byte for byte: it sits at the head of a pipe.
+With several FILEs, or a directory, it stores them all, in one transaction, and writes
+nothing.
+
+Each execution is stored once, keyed by its session and call id: the call id, session,
+tool name and kind, the arguments (canonical JSON), path and line range, command, intent,
+time, success and exit code, and the full output with its SHA-256 and token count;
+identical outputs are stored once. Storing the same transcript again adds nothing.
+Results that a ctx-* filter already replaced (markers, cuts) are not stored.
+
+ctx-recall gives an output back by the id a marker names, and searches the archive; the
+filters' --archive stores what they replace. The archive is one SQLite file (WAL, no
+server): --db, else CTX_ARCHIVE, else ctxkit/archive.db in the user's data directory.
+Parallel runs wait for each other. See docs/recall.md.
+
+EXAMPLES:
+   ctx-archive session.jsonl > /dev/null
+   ctx-archive --stats ~/.claude/projects/*/*.jsonl
+   ctx-archive < s.jsonl | ctx-truncate > smaller.jsonl
+   ctx-recall toolu_01AB`,
+	Flags: []ucli.Flag{DBFlag, StatsFlag, FormatFlag, ToolKindFlag},
+	Run:   runArchive,
+}
+
+func runArchive(e *Env) error {
+	path, err := e.ArchivePath()
+	if err != nil {
+		return err
+	}
+	srcs, err := e.Sources()
+	if err != nil {
+		return err
+	}
+	// Every transcript is read and parsed first, and all stored in one
+	// transaction: a bad one among several is reported and left out.
+	var execs []archive.Execution
+	var pass []byte
+	err = e.Each(srcs, func(in Input) error {
+		t, err := e.Load(in)
+		if err != nil {
+			return err
+		}
+		execs = append(execs, archive.Executions(t, t.Results)...)
+		pass = in.Data
+		return nil
+	})
+	if err != nil || len(execs) == 0 && e.failed {
+		return err
+	}
+	a, err := archive.Open(path)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	st, err := a.Store(execs)
+	if cerr := a.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return Failf("%v", err)
+	}
+	// One transcript passes through, at the head of a pipe; a batch is
+	// only stored.
+	if len(srcs) == 1 && !srcs[0].dir && !e.failed {
+		if _, err := e.Stdout.Write(pass); err != nil {
+			return err
+		}
+	}
+	if e.Bool(StatsFlag.Name) {
+		e.note(storedLine(st, path))
+	}
+	return nil
+}
+
+// storedLine is ctx-archive's --stats line.
+func storedLine(st archive.Stored, path string) string {
+	return textfmt.Int(st.New) + " of " + textfmt.Int(st.Executions) + " executions new, " +
+		textfmt.Int(st.Outputs) + " new outputs, in " + path
+}

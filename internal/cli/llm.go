@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/llm"
+	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/summarize"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// The defaults of --llm: a small local model on Ollama.
+const (
+	defaultLLMURL   = "http://localhost:11434/v1"
+	defaultLLMModel = "qwen2.5-coder:1.5b"
+	cacheOff        = "off"
+)
+
+// llmFlags are ctx-summarize's flags for summaries written by a model.
+var llmFlags = []ucli.Flag{
+	&ucli.BoolFlag{Name: "llm", EnvVars: []string{"CTX_LLM"},
+		Usage: "ask a model for each summary, through an OpenAI-compatible endpoint; the rule-based summary where it fails"},
+	&ucli.StringFlag{Name: "llm-url", Value: defaultLLMURL, EnvVars: []string{"CTX_LLM_URL", "OPENAI_BASE_URL"},
+		Usage: "the endpoint's base `URL` (requests go to URL/chat/completions)"},
+	&ucli.StringFlag{Name: "llm-model", Value: defaultLLMModel, EnvVars: []string{"CTX_LLM_MODEL"},
+		Usage: "the model's `NAME`, as the endpoint knows it"},
+	&ucli.StringFlag{Name: "llm-key-env", Value: "OPENAI_API_KEY", EnvVars: []string{"CTX_LLM_KEY_ENV"},
+		Usage: "the environment variable `NAME` that holds the API key (none is sent when it is unset or empty)"},
+	&ucli.StringFlag{Name: "llm-cap-field", Value: llm.MaxTokens, EnvVars: []string{"CTX_LLM_CAP_FIELD"},
+		Usage: "the output cap's `FIELD`: max_tokens (Ollama, llama.cpp, vLLM) or max_completion_tokens (OpenAI)"},
+	&ucli.IntFlag{Name: "llm-max-input", Value: 3000, EnvVars: []string{"CTX_LLM_MAX_INPUT"},
+		Usage: "send at most `N` tokens of an output (its head, error lines and tail); 0: whole"},
+	&ucli.IntFlag{Name: "llm-concurrency", Value: llm.Defaults().Concurrency, EnvVars: []string{"CTX_LLM_CONCURRENCY"},
+		Usage: "at most `N` requests at once"},
+	&ucli.IntFlag{Name: "llm-max-calls", Value: 1000, EnvVars: []string{"CTX_LLM_MAX_CALLS"},
+		Usage: "send at most `N` requests in a run, retries included; 0: no limit"},
+	&ucli.DurationFlag{Name: "llm-timeout", Value: llm.Defaults().Timeout, EnvVars: []string{"CTX_LLM_TIMEOUT"},
+		Usage: "give up on a request after `DURATION`"},
+	&ucli.StringFlag{Name: "llm-cache", EnvVars: []string{"CTX_LLM_CACHE"},
+		Usage: "keep answers in `FILE` (default: ctxkit/llm.jsonl in the user's cache directory); off: keep none"},
+}
+
+// modelRun asks a model for the summaries of one run of ctx-summarize.
+type modelRun struct {
+	client  *llm.Client
+	workers int
+	cache   *llm.FileCache
+	// What went wrong, for the one warning line: fallbacks that are the
+	// model's failures, by reason, and the first failure's message.
+	failed map[string]int
+	asked  int
+	first  error
+}
+
+// newModelRun makes the client of the --llm flags. The key comes from the
+// environment variable that --llm-key-env names, never from a flag, which
+// ps would show.
+func (e *Env) newModelRun() (*modelRun, error) {
+	cfg := llm.Defaults()
+	cfg.URL = e.String("llm-url")
+	cfg.Model = e.String("llm-model")
+	cfg.Key = os.Getenv(e.String("llm-key-env"))
+	cfg.CapField = e.String("llm-cap-field")
+	cfg.Cap = summarize.AnswerTokens
+	cfg.Concurrency = e.Int("llm-concurrency")
+	cfg.MaxCalls = e.Int("llm-max-calls")
+	cfg.Timeout = e.Duration("llm-timeout")
+	m := &modelRun{workers: cfg.Concurrency, failed: map[string]int{}}
+	if path := e.String("llm-cache"); path != cacheOff {
+		if path == "" {
+			path, _ = llm.DefaultCachePath() // none when the system has no cache directory
+		}
+		if path != "" {
+			cache, err := llm.OpenFileCache(path)
+			if err != nil {
+				return nil, Failf("--llm-cache: %v", err)
+			}
+			m.cache, cfg.Cache = cache, cache
+		}
+	}
+	client, err := llm.New(cfg)
+	if err != nil {
+		return nil, Usagef("--llm: %v", err)
+	}
+	m.client = client
+	return m, nil
+}
+
+// answers asks the model the prompts of t, and counts what asking cost.
+// The same prompt (an unchanged file read again) is asked once.
+func (m *modelRun) answers(f *summarize.Filter, t *transcript.Transcript) *summarize.Answers {
+	before := m.client.Stats()
+	prompts := f.Prompts(t)
+	first := map[[2]string]int{} // a prompt's text → the first prompt with it
+	var distinct []int
+	for i, p := range prompts {
+		k := [2]string{p.System, p.User}
+		if _, ok := first[k]; !ok {
+			first[k] = i
+			distinct = append(distinct, i)
+		}
+	}
+	answers := make([]string, len(prompts))
+	errs := make([]error, len(prompts))
+	parallel.Workers(len(distinct), m.workers, func(j int) {
+		i := distinct[j]
+		resp, err := m.client.Complete(context.Background(), llm.Request{Version: summarize.PromptVersion, Messages: []llm.Message{
+			{Role: "system", Content: prompts[i].System},
+			{Role: "user", Content: prompts[i].User},
+		}})
+		answers[i], errs[i] = resp.Content, err
+	})
+	a := &summarize.Answers{Model: m.client.Model(), Text: map[int]string{}, Failed: map[int]string{}}
+	for _, p := range prompts {
+		j := first[[2]string{p.System, p.User}]
+		if err := errs[j]; err != nil {
+			a.Failed[p.Result.Index] = llm.Reason(err)
+			if m.first == nil {
+				m.first = err
+			}
+			continue
+		}
+		a.Text[p.Result.Index] = answers[j]
+	}
+	now := m.client.Stats()
+	a.Cost = summarize.Cost{Requests: now.Requests - before.Requests, CacheHits: now.CacheHits - before.CacheHits,
+		PromptTokens: now.PromptTokens - before.PromptTokens, CompletionTokens: now.CompletionTokens - before.CompletionTokens}
+	return a
+}
+
+// run summarizes t with the model's answers, and keeps the model's
+// failures for the warning.
+func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.Report {
+	rep := f.WithAnswers(m.answers(f, t)).Run(t)
+	if r := rep.Model; r != nil {
+		m.asked += r.Asked
+		for why, n := range r.Fallbacks {
+			if why != summarize.NotShorter {
+				m.failed[why] += n
+			}
+		}
+	}
+	return rep
+}
+
+// close closes the cache, and warns, in one line, when the model failed to
+// answer: those results have the rule-based summary. A summary the model
+// made no shorter than the rules' is not a failure: it is counted in
+// --stats only.
+func (m *modelRun) close(e *Env) {
+	if m.cache != nil {
+		if err := m.cache.Close(); err != nil && m.client.CacheError() == nil {
+			fmt.Fprintf(e.Stderr, "%s: warning: --llm-cache: %v\n", e.Name, err)
+		}
+	}
+	if err := m.client.CacheError(); err != nil {
+		fmt.Fprintf(e.Stderr, "%s: warning: answers not cached: %v\n", e.Name, err)
+	}
+	n := 0
+	for _, c := range m.failed {
+		n += c
+	}
+	if n == 0 {
+		return
+	}
+	r := summarize.ModelReport{Fallbacks: m.failed}
+	fmt.Fprintf(e.Stderr, "%s: warning: model %s gave no usable answer for %s of %s results, which have the rule-based summary: %s (first: %s)\n",
+		e.Name, m.client.Model(), textfmt.Int(n), textfmt.Int(m.asked), r.FallbackList(), oneLineError(m.first))
+}
+
+func oneLineError(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/recall"
+)
+
+// MCPServer serves the MCP tool memory_query over the archive at path on in
+// and out until in ends (mcpserver.Serve).
+type MCPServer func(ctx context.Context, path, version string, in io.Reader, out io.Writer) error
+
+// Recall is ctx-recall, with its MCP server. The server comes from the
+// caller so that the MCP SDK (and the HTTP stack under it) is linked into
+// ctx-recall alone, not into every binary of this package.
+func Recall(serve MCPServer) Command {
+	return Command{
+		Name:      "ctx-recall",
+		Usage:     "give back an archived tool output by its id, or search the archive",
+		ArgsUsage: "[ID]",
+		Description: `With an ID (the id a filter's marker names: "full output: ctx-recall toolu_01AB"), prints
+that execution's output exactly as the tool printed it, byte for byte; --range A,B prints
+lines A to B only; --json prints its record instead (metadata, the first lines, and the
+output with --include-output).
+
+Without an ID, lists the archived executions that match the queries, newest first, or best
+match first with --query: a table, and how many matched; --json gives JSON lines, a record
+a line, then {"total": N}. The queries combine: --session, --tool (a name or a kind),
+--path (calls that read, edited, wrote or listed it), --since and --until (RFC 3339 or a
+date), --failed, --query (words in the output or the command; "a phrase", word*, OR).
+
+--mcp serves the same as the MCP tool memory_query on stdin and stdout, for an agent to
+call (docs/recall.md shows how to add it to Claude Code and Codex); of the flags, only --db
+applies to it.
+
+The archive is the one ctx-archive writes: --db, else CTX_ARCHIVE, else ctxkit/archive.db in
+the user's data directory. It is only read. An unknown id, a missing or corrupt archive, or
+one of a newer schema: one line on stderr, exit 1.
+
+EXAMPLES:
+   ctx-recall toolu_01AB
+   ctx-recall --range 200,260 toolu_01AB
+   ctx-recall --query "connection refused" --since 2025-06-01
+   ctx-recall --path internal/store/store.go --tool edit
+   ctx-recall --failed --json --limit 100 | jq -c 'select(.id) | [.id, .command]'
+   claude mcp add ctx-recall -- ctx-recall --mcp`,
+		Flags: []ucli.Flag{
+			DBFlag,
+			&ucli.StringFlag{Name: "range", EnvVars: []string{"CTX_RANGE"}, Usage: "with an ID: print lines `A,B` of the output only (1-based, inclusive)"},
+			&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print records as JSON lines (schema in docs/recall.md)"},
+			&ucli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "only the executions of session `ID`"},
+			&ucli.StringFlag{Name: "tool", EnvVars: []string{"CTX_TOOL"}, Usage: "only calls of tool `NAME` or of that kind (read, edit, shell, ...)"},
+			&ucli.StringFlag{Name: "path", EnvVars: []string{"CTX_PATH"}, Usage: "only calls that read, edited, wrote or listed `PATH` (its last parts are enough)"},
+			&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "only executions at or after `TIME` (RFC 3339, or YYYY-MM-DD)"},
+			&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "only executions before `TIME` (RFC 3339, or YYYY-MM-DD)"},
+			&ucli.BoolFlag{Name: "failed", EnvVars: []string{"CTX_FAILED"}, Usage: "only executions that failed"},
+			&ucli.StringFlag{Name: "query", Aliases: []string{"q"}, EnvVars: []string{"CTX_QUERY"}, Usage: "only executions whose output or command holds these `WORDS`, best match first"},
+			&ucli.IntFlag{Name: "limit", EnvVars: []string{"CTX_LIMIT"}, Usage: "list at most `N` executions (default 10, at most 100)"},
+			&ucli.BoolFlag{Name: "include-output", EnvVars: []string{"CTX_INCLUDE_OUTPUT"}, Usage: "with --json: put each execution's whole output in its record"},
+			&ucli.BoolFlag{Name: "mcp", EnvVars: []string{"CTX_MCP"}, Usage: "serve the MCP tool memory_query on stdin and stdout"},
+		},
+		Run: func(e *Env) error { return runRecall(e, serve) },
+	}
+}
+
+func runRecall(e *Env, serve MCPServer) error {
+	path, err := e.ArchivePath()
+	if err != nil {
+		return err
+	}
+	if e.Bool("mcp") {
+		if e.NArg() > 0 {
+			return Usagef("--mcp takes its queries from the agent, not an ID")
+		}
+		return serve(context.Background(), path, Version, e.Stdin, e.Stdout)
+	}
+	if e.NArg() > 1 {
+		return Usagef("one ID at a time; %d given", e.NArg())
+	}
+	args := recall.Args{ID: e.Args().First(), Range: e.String("range"), Session: e.String("session"),
+		Tool: e.String("tool"), Path: e.String("path"), Since: e.String("since"), Until: e.String("until"),
+		Failed: e.Bool("failed"), Query: e.String("query"), Limit: e.Int("limit"), IncludeOutput: e.Bool("include-output")}
+	q, lines, err := args.Check()
+	if err != nil {
+		return Usagef("%v", err)
+	}
+	a, err := archive.OpenReadOnly(path)
+	if err != nil {
+		return Failf("%v", err)
+	}
+	defer a.Close()
+	var out bytes.Buffer
+	switch {
+	case q.ID != "":
+		rec, err := a.Get(q.ID, q.Session)
+		if err != nil {
+			return Failf("%v", err)
+		}
+		text := lines.Output(*rec.Output)
+		if !e.Bool("json") {
+			out.WriteString(text)
+			break
+		}
+		rec.Output = nil
+		if q.IncludeOutput {
+			rec.Output = &text
+		}
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	default:
+		p, err := a.Find(q)
+		if err != nil {
+			if errors.Is(err, archive.ErrBadQuery) {
+				return Usagef("--query: %v", err)
+			}
+			return Failf("%v", err)
+		}
+		write := recall.WriteTable
+		if e.Bool("json") {
+			write = recall.WriteJSONL
+		}
+		if err := write(&out, p); err != nil {
+			return err
+		}
+	}
+	_, err = e.Stdout.Write(out.Bytes())
+	return err
+}

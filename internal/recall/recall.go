@@ -1,0 +1,119 @@
+// Package recall answers what ctx-recall and its MCP tool memory_query are
+// asked: one archived execution's output by its id (the handle a marker
+// cites), or a query over the archive. The arguments, their checks and the
+// answers have one home here, so that the command line and the MCP server
+// say the same things; internal/archive runs the queries.
+package recall
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/archive"
+)
+
+// Args are memory_query's arguments, and ctx-recall's flags by the same
+// names. Their JSON schema (from the tags) is the MCP tool's input schema.
+type Args struct {
+	ID            string `json:"id,omitempty" jsonschema:"the id a marker names (e.g. toolu_01AB or ctx_3f9a1c2b7d0e): returns that execution's output, exactly as the tool printed it; only range and session go with it"`
+	Range         string `json:"range,omitempty" jsonschema:"with id: only lines A to B of the output, as A,B (1-based, inclusive)"`
+	Session       string `json:"session,omitempty" jsonschema:"only this session's executions (a session id as records show it)"`
+	Tool          string `json:"tool,omitempty" jsonschema:"only calls of this tool name (Bash, Read, exec_command) or kind (read, edit, write, shell, list, search, git, web, other)"`
+	Path          string `json:"path,omitempty" jsonschema:"only calls that read, edited, wrote or listed this file or directory (a relative path matches its last parts)"`
+	Since         string `json:"since,omitempty" jsonschema:"only executions at or after this time (RFC 3339, or a date YYYY-MM-DD)"`
+	Until         string `json:"until,omitempty" jsonschema:"only executions before this time (RFC 3339, or a date YYYY-MM-DD)"`
+	Failed        bool   `json:"failed,omitempty" jsonschema:"only executions that failed (an error, or a non-zero exit code)"`
+	Query         string `json:"query,omitempty" jsonschema:"words the output or the command contains, best match first; \"a phrase\" in double quotes, word* for a prefix, OR between alternatives"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"how many executions to list: 10 unless given, at most 100"`
+	IncludeOutput bool   `json:"include_output,omitempty" jsonschema:"list each execution's whole output, not only its first lines"`
+}
+
+// ArgError is arguments that cannot be read or do not go together: a
+// usage error on the command line, a tool error for a model.
+type ArgError struct{ msg string }
+
+func (e *ArgError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &ArgError{fmt.Sprintf(format, args...)}
+}
+
+// Lines is a --range: lines From to To of an output.
+type Lines struct{ From, To int }
+
+// Check reads and checks the arguments: the archive query they make, and
+// the lines of --range (zero without it). Its errors are *ArgError.
+func (a Args) Check() (archive.Query, Lines, error) {
+	q := archive.Query{ID: strings.TrimSpace(a.ID), Session: a.Session, Tool: a.Tool, Path: a.Path,
+		Failed: a.Failed, Text: a.Query, Limit: a.Limit, IncludeOutput: a.IncludeOutput}
+	var lines Lines
+	if a.Range != "" {
+		if q.ID == "" {
+			return q, lines, usagef("range takes the lines of one output: give its id")
+		}
+		var err error
+		if lines, err = parseRange(a.Range); err != nil {
+			return q, lines, err
+		}
+	}
+	if q.ID != "" {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"tool", a.Tool != ""}, {"path", a.Path != ""}, {"since", a.Since != ""}, {"until", a.Until != ""},
+			{"failed", a.Failed}, {"query", a.Query != ""}, {"limit", a.Limit != 0}} {
+			if f.set {
+				return q, lines, usagef("an id names one execution; %s does not go with it (session does)", f.name)
+			}
+		}
+	}
+	if a.Limit < 0 || a.Limit > archive.MaxLimit {
+		return q, lines, usagef("limit must be 1 to %d", archive.MaxLimit)
+	}
+	var err error
+	if q.Since, err = parseTime("since", a.Since); err != nil {
+		return q, lines, err
+	}
+	if q.Until, err = parseTime("until", a.Until); err != nil {
+		return q, lines, err
+	}
+	if a.Query != "" {
+		if _, err := archive.FTSQuery(a.Query); err != nil {
+			return q, lines, usagef("query: %v", err)
+		}
+	}
+	return q, lines, nil
+}
+
+func parseRange(s string) (Lines, error) {
+	from, to, ok := strings.Cut(s, ",")
+	a, errA := strconv.Atoi(strings.TrimSpace(from))
+	b, errB := strconv.Atoi(strings.TrimSpace(to))
+	if !ok || errA != nil || errB != nil || a < 1 || b < a {
+		return Lines{}, usagef("range %q: want A,B, two line numbers with 1 <= A <= B", s)
+	}
+	return Lines{From: a, To: b}, nil
+}
+
+// parseTime reads --since or --until: RFC 3339, or a date (midnight UTC).
+func parseTime(name, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("%s %q: want a time in RFC 3339 (2025-01-02T15:04:05Z) or a date (2025-01-02)", name, s)
+}
+
+// Output is one execution's output, or the lines of it that l asks for.
+func (l Lines) Output(text string) string {
+	if l.From == 0 {
+		return text
+	}
+	return archive.Lines(text, l.From, l.To)
+}

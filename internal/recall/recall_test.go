@@ -1,0 +1,118 @@
+package recall
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/archive"
+)
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name  string
+		args  Args
+		err   string // a part of the error; "" for none
+		lines Lines
+	}{
+		{"nothing", Args{}, "", Lines{}},
+		{"an id", Args{ID: " toolu_01AB "}, "", Lines{}},
+		{"an id and a range", Args{ID: "x", Range: "3, 9"}, "", Lines{3, 9}},
+		{"a range alone", Args{Range: "1,2"}, "give its id", Lines{}},
+		{"a range backwards", Args{ID: "x", Range: "9,3"}, `range "9,3"`, Lines{}},
+		{"a range from 0", Args{ID: "x", Range: "0,3"}, `range "0,3"`, Lines{}},
+		{"a range of one number", Args{ID: "x", Range: "3"}, `range "3"`, Lines{}},
+		{"an id and a session", Args{ID: "x", Session: "s"}, "", Lines{}},
+		{"an id and a tool", Args{ID: "x", Tool: "Bash"}, "tool does not go with it", Lines{}},
+		{"an id and failed", Args{ID: "x", Failed: true}, "failed does not go with it", Lines{}},
+		{"limit 100", Args{Limit: 100}, "", Lines{}},
+		{"limit 101", Args{Limit: 101}, "limit must be 1 to 100", Lines{}},
+		{"limit -1", Args{Limit: -1}, "limit must be 1 to 100", Lines{}},
+		{"a date", Args{Since: "2025-06-01"}, "", Lines{}},
+		{"a time with a zone", Args{Until: "2025-06-01T10:00:00+02:00"}, "", Lines{}},
+		{"not a time", Args{Since: "last week"}, `since "last week"`, Lines{}},
+		{"an unclosed quote", Args{Query: `"never closed`}, "unclosed quote", Lines{}},
+		{"a query", Args{Query: "panic: nil map"}, "", Lines{}},
+	}
+	for _, c := range cases {
+		q, lines, err := c.args.Check()
+		var ae *ArgError
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &ae)):
+			t.Errorf("%s: %v, want an *ArgError with %q", c.name, err, c.err)
+		case lines != c.lines:
+			t.Errorf("%s: lines %v, want %v", c.name, lines, c.lines)
+		}
+		if c.name == "an id" && q.ID != "toolu_01AB" {
+			t.Errorf("the id is not trimmed: %q", q.ID)
+		}
+		if c.name == "a time with a zone" && !q.Until.Equal(time.Date(2025, 6, 1, 8, 0, 0, 0, time.UTC)) {
+			t.Errorf("until %v", q.Until)
+		}
+	}
+}
+
+func TestLinesOutput(t *testing.T) {
+	if got := (Lines{}).Output("a\nb"); got != "a\nb" {
+		t.Errorf("no range: %q", got)
+	}
+	if got := (Lines{2, 2}).Output("a\nb\nc\n"); got != "b\n" {
+		t.Errorf("line 2: %q", got)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	when, exit := "2025-06-01T10:00:00Z", 1
+	p := archive.Page{Total: 12, Records: []archive.Record{
+		{ID: "toolu_01AB", Tool: "Bash", Target: "go test ./...\n  -run X", Time: &when, Failed: true, ExitCode: &exit, Lines: 1234, Tokens: 45678, Snippet: "--- **FAIL**: TestX"},
+		{ID: "ctx_0123456789ab", Tool: "read_file", Target: "a.go", Lines: 3, Tokens: 12},
+	}}
+	var b bytes.Buffer
+	if err := WriteTable(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	want := `ID                TIME (UTC)           TOOL       STATUS          LINES  TOKENS  TARGET                MATCH
+toolu_01AB        2025-06-01 10:00:00  Bash       failed, exit 1  1,234  45,678  go test ./... -run X  --- **FAIL**: TestX
+ctx_0123456789ab  -                    read_file  ok                  3      12  a.go
+2 of 12 executions shown (--limit for more, at most 100).
+`
+	if b.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteJSONL(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"id":"toolu_01AB",`) || lines[2] != `{"total":12}` {
+		t.Errorf("JSON lines:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteTable(&b, archive.Page{}); err != nil || b.String() != "No execution matches.\n" {
+		t.Errorf("no match: %q %v", b.String(), err)
+	}
+}
+
+// FuzzCheck: no argument makes Check panic, and what it accepts makes a
+// query FTS5 can run (checked in internal/archive's fuzzing of FTSQuery).
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{"1,2", "2025-06-01", `"a b" c* OR d`, "", "9,3", "x"} {
+		f.Add(s, s, s)
+	}
+	f.Fuzz(func(t *testing.T, rng, since, query string) {
+		q, lines, err := Args{ID: "x", Range: rng}.Check()
+		if err == nil && rng != "" && (lines.From < 1 || lines.To < lines.From || q.ID != "x") {
+			t.Errorf("range %q accepted as %v", rng, lines)
+		}
+		if _, _, err := (Args{Since: since, Query: query}).Check(); err != nil {
+			var ae *ArgError
+			if !errors.As(err, &ae) {
+				t.Errorf("%v is not an *ArgError", err)
+			}
+		}
+	})
+}
