@@ -6,7 +6,7 @@ CMDS        := $(notdir $(wildcard cmd/ctx-*))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 EXAMPLE     := examples/session.jsonl
 
-.PHONY: all build demo test e2e lint bench bench-archive fuzz install clean
+.PHONY: all build demo test e2e lint bench bench-scale bench-archive fuzz install clean
 
 all: build
 
@@ -40,6 +40,11 @@ lint:
 # Throughput and memory on a ~100 MB transcript (see docs/performance.md).
 bench: build
 	scripts/bench
+
+# ctx-count --by over 1,000 sessions and --each-line over a JSONL corpus
+# (see docs/performance.md).
+bench-scale: build
+	scripts/bench-scale
 
 # The archive: ctx-archive on the ~100 MB transcript, ctx-recall on an
 # archive of 100,000 executions (made once, ~1.4 GB of transcripts).

@@ -59,7 +59,7 @@ func Executions(t *transcript.Transcript, results []*transcript.Result) []Execut
 			Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
 			Failed: r.Failed(), ExitCode: r.ExitCode, HasExit: r.HasExitCode,
 			Output: text, Format: t.Format, Cwd: t.Cwd,
-			Time: parseTime(r.Message.Time),
+			Time: r.Message.Time.UTC(),
 		}
 		if c := r.Call; c != nil {
 			e.Tool, e.Kind = c.Name, c.Kind
@@ -67,8 +67,8 @@ func Executions(t *transcript.Transcript, results []*transcript.Result) []Execut
 			e.Path, e.Range, e.Command, e.Intent = c.Args.File(t.Cwd), c.Args.Range, c.Args.Command, c.Args.Intent
 			e.Target = c.Args.Target(t.Cwd)
 			e.Paths = pathsOf(c.Args, t.Cwd)
-			if ct := parseTime(c.Message.Time); !ct.IsZero() {
-				e.Time = ct
+			if ct := c.Message.Time; !ct.IsZero() {
+				e.Time = ct.UTC()
 			}
 		}
 		out = append(out, e)
@@ -100,17 +100,4 @@ func pathsOf(a tools.Args, cwd string) []string {
 		}
 	}
 	return out
-}
-
-// parseTime reads a transcript's timestamp; zero when it has none or it is
-// not RFC 3339.
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t.UTC()
 }

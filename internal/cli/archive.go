@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"sort"
+	"sync"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // DBFlag is the archive ctx-archive writes and ctx-recall reads.
@@ -50,7 +54,7 @@ EXAMPLES:
    ctx-archive --stats ~/.claude/projects/*/*.jsonl
    ctx-archive < s.jsonl | ctx-truncate > smaller.jsonl
    ctx-recall toolu_01AB`,
-	Flags: []ucli.Flag{DBFlag, StatsFlag, FormatFlag, ToolKindFlag},
+	Flags: []ucli.Flag{DBFlag, StatsFlag, EachLineFlag, JobsFlag, QuietFlag, FormatFlag, ToolKindFlag},
 	Run:   runArchive,
 }
 
@@ -58,6 +62,9 @@ func runArchive(e *Env) error {
 	path, err := e.ArchivePath()
 	if err != nil {
 		return err
+	}
+	if e.Bool(EachLineFlag.Name) {
+		return e.archiveEachLine(path)
 	}
 	srcs, err := e.Sources()
 	if err != nil {
@@ -79,16 +86,9 @@ func runArchive(e *Env) error {
 	if err != nil || len(execs) == 0 && e.failed {
 		return err
 	}
-	a, err := archive.Open(path)
+	st, err := store(path, execs)
 	if err != nil {
-		return Failf("%v", err)
-	}
-	st, err := a.Store(execs)
-	if cerr := a.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return Failf("%v", err)
+		return err
 	}
 	// One transcript passes through, at the head of a pipe; a batch is
 	// only stored.
@@ -101,6 +101,49 @@ func runArchive(e *Env) error {
 		e.note(storedLine(st, path))
 	}
 	return nil
+}
+
+// archiveEachLine is ctx-archive --each-line: every line passes through as
+// it is, and the executions of all the lines are stored in one
+// transaction, by session and call, whichever line was done first.
+func (e *Env) archiveEachLine(path string) error {
+	var mu sync.Mutex
+	var execs []archive.Execution
+	err := e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+		x := archive.Executions(t, t.Results)
+		mu.Lock()
+		execs = append(execs, x...)
+		mu.Unlock()
+		return in.Data, "", nil
+	})
+	if err != nil || len(execs) == 0 {
+		return err
+	}
+	sort.SliceStable(execs, func(i, j int) bool {
+		a, b := execs[i], execs[j]
+		return a.Session < b.Session || a.Session == b.Session && a.Seq < b.Seq
+	})
+	st, err := store(path, execs)
+	if err == nil && e.Bool(StatsFlag.Name) {
+		e.note(storedLine(st, path))
+	}
+	return err
+}
+
+// store stores executions in the archive at path, in one transaction.
+func store(path string, execs []archive.Execution) (archive.Stored, error) {
+	a, err := archive.Open(path)
+	if err != nil {
+		return archive.Stored{}, Failf("%v", err)
+	}
+	st, err := a.Store(execs)
+	if cerr := a.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return st, Failf("%v", err)
+	}
+	return st, nil
 }
 
 // storedLine is ctx-archive's --stats line.

@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/changelog"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // Changelog is ctx-changelog.
@@ -51,6 +53,9 @@ EXAMPLES:
 		&ucli.BoolFlag{Name: "merge", EnvVars: []string{"CTX_MERGE"}, Usage: "one changelog for all the FILEs instead of one per session"},
 		&ucli.StringFlag{Name: "file", EnvVars: []string{"CTX_FILE"}, Usage: "list every read, edit and write of `PATH` (relative to the session's directory, or its last parts)"},
 		&ucli.StringFlag{Name: "at", EnvVars: []string{"CTX_AT"}, Usage: "print the file as it stood after the call `CALL_ID` (with --file, or the one file the call changes)"},
+		EachLineFlag,
+		JobsFlag,
+		QuietFlag,
 		FormatFlag,
 		ToolKindFlag,
 	},
@@ -66,6 +71,21 @@ func runChangelog(e *Env) error {
 			}
 		}
 	}
+	opts := changelog.Options{Diff: e.Bool("diff"), Context: e.Bool("context")}
+	ropts := changelog.ReportOptions{Merge: e.Bool("merge"), IncludeFailed: e.Bool("include-failed")}
+	if e.Bool(EachLineFlag.Name) {
+		if at != "" || ropts.Merge {
+			return Usagef("--each-line gives every line its own changelog: --at and --merge do not go with it")
+		}
+		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+			rep, err := changelogOf([]*changelog.History{changelog.Analyze(t, in.Name+":"+strconv.Itoa(in.Line), opts)}, file, ropts)
+			if err != nil {
+				return nil, "", err
+			}
+			out, err := marshalLine(rep)
+			return out, "", err
+		})
+	}
 	srcs, err := e.Sources()
 	if err != nil {
 		return err
@@ -76,25 +96,21 @@ func runChangelog(e *Env) error {
 		}
 		return e.Each(srcs, func(in Input) error { return e.printAt(in, file, at) })
 	}
-	opts := changelog.Options{Diff: e.Bool("diff"), Context: e.Bool("context")}
 	var hs []*changelog.History
-	err = e.Each(srcs, func(in Input) error {
+	err = e.EachParallel(srcs, func(in Input) (func() error, error) {
 		t, err := e.Load(in)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		hs = append(hs, changelog.Analyze(t, in.Display(), opts))
-		return nil
+		h := changelog.Analyze(t, in.Display(), opts)
+		return func() error { hs = append(hs, h); return nil }, nil
 	})
 	if err != nil || len(hs) == 0 {
 		return err
 	}
-	ropts := changelog.ReportOptions{Merge: e.Bool("merge"), IncludeFailed: e.Bool("include-failed")}
-	rep := changelog.NewChangelog(hs, ropts)
-	if file != "" {
-		if rep, err = changelog.NewTimeline(hs, file, ropts); err != nil {
-			return Failf("%v", err)
-		}
+	rep, err := changelogOf(hs, file, ropts)
+	if err != nil {
+		return err
 	}
 	var out bytes.Buffer
 	if e.Bool("json") {
@@ -109,6 +125,19 @@ func runChangelog(e *Env) error {
 	}
 	_, err = e.Stdout.Write(out.Bytes())
 	return err
+}
+
+// changelogOf is the report of histories: their changelog, or with --file
+// the file's timeline.
+func changelogOf(hs []*changelog.History, file string, ropts changelog.ReportOptions) (changelog.Report, error) {
+	if file == "" {
+		return changelog.NewChangelog(hs, ropts), nil
+	}
+	rep, err := changelog.NewTimeline(hs, file, ropts)
+	if err != nil {
+		return changelog.Report{}, Failf("%v", err)
+	}
+	return rep, nil
 }
 
 // printAt prints the file as it stood after a call.

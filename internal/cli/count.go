@@ -6,11 +6,14 @@ import (
 	"errors"
 	"io"
 	"os"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // Count is ctx-count.
@@ -29,8 +32,21 @@ metadata (ids, timestamps, usage), and lines the model never sees (progress, sna
 not counted. A provider bills a little more: per-message overhead, the system prompt and tool
 definitions that a transcript file does not hold. See docs/count.md.
 
+GROUPS (--by): one table of all the transcripts, a row per group, most tokens first, with
+the share of tool output, the re-reads, what ctx-dedupe saves and the top tools of each:
+   project  the session's working directory      session  the session's id, else the file
+   day      each message's local date            file     the transcript file
+   model    the model that wrote each message    tool     the tool (text: "(no tool)")
+   kind     the tool's kind (a shell call's, its command's)
+--since and --until count only the messages written in that span, by the transcripts' own
+timestamps. The files are counted --jobs at a time, each let go once counted; a progress bar
+shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+
 EXAMPLES:
    ctx-count session.jsonl
+   ctx-count --by project ~/.claude/projects ~/.codex/sessions
+   ctx-count --by day --since 2026-05-01 --json ~/.claude/projects
+   ctx-count --each-line < trajectories.jsonl > reports.jsonl
    ctx-count --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
@@ -41,6 +57,12 @@ EXAMPLES:
 		&ucli.IntFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a context window of `N` tokens, e.g. 200000"},
 		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"},
 		&ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"},
+		&ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"},
+		&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "with --by, count the messages written from `TIME` on: a date (2026-01-31, local), a local time (2026-01-31T14:00) or an RFC 3339 time"},
+		&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "with --by, count the messages written before `TIME`; a date counts all of that day"},
+		EachLineFlag,
+		JobsFlag,
+		QuietFlag,
 		FormatFlag,
 		ToolKindFlag,
 	},
@@ -59,9 +81,30 @@ func runCount(e *Env) error {
 	if err != nil {
 		return err
 	}
+	if e.Bool(EachLineFlag.Name) {
+		for _, f := range []string{"tee", "before", "budget", "by", "since", "until"} {
+			if e.IsSet(f) {
+				return Usagef("--%s does not go with --each-line, which gives every line its own report", f)
+			}
+		}
+		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+			r := count.Count(t, ctr, top)
+			r.File = in.Name
+			out, err := marshalLine(count.LineReport{Version: count.SchemaVersion, Encoding: ctr.Name(), Line: in.Line, Report: r})
+			return out, "", err
+		})
+	}
 	srcs, err := e.Sources()
 	if err != nil {
 		return err
+	}
+	if e.IsSet("by") {
+		return e.countBy(srcs, ctr)
+	}
+	for _, f := range []string{"since", "until"} {
+		if e.IsSet(f) {
+			return Usagef("--%s counts the messages of a span of time by group: give --by too", f)
+		}
 	}
 	tee := e.Bool("tee")
 	if tee && (len(srcs) > 1 || srcs[0].dir) {
@@ -69,18 +112,22 @@ func runCount(e *Env) error {
 	}
 	s := count.Summary{Version: count.SchemaVersion, Encoding: ctr.Name()}
 	var teed []byte
-	err = e.Each(srcs, func(in Input) error {
+	err = e.EachParallel(srcs, func(in Input) (func() error, error) {
 		t, err := e.Load(in)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r := count.Count(t, ctr, top)
 		r.File = in.Display()
-		s.Files = append(s.Files, r)
+		var data []byte // only --tee's one input is kept past its count
 		if tee {
-			teed = in.Data
+			data = in.Data
 		}
-		return nil
+		return func() error {
+			s.Files = append(s.Files, r)
+			teed = data
+			return nil
+		}, nil
 	})
 	if err != nil || len(s.Files) == 0 {
 		return err
@@ -137,15 +184,64 @@ func runCount(e *Env) error {
 }
 
 // colorOK reports whether w is a terminal that may get colour: not when
-// NO_COLOR is set or TERM is dumb.
+// NO_COLOR is set.
 func colorOK(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// countBy is ctx-count --by: one table of all the transcripts, a row per
+// group, the transcripts counted on --jobs goroutines, each let go once
+// its tokens are added to its groups.
+func (e *Env) countBy(srcs []Source, ctr tokens.Counter) error {
+	by, err := count.ParseBy(e.String("by"))
+	if err != nil {
+		return Usagef("--by: %v", err)
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	for _, f := range []string{"tee", "before", "budget"} {
+		if e.IsSet(f) {
+			return Usagef("--%s does not go with --by", f)
+		}
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	var w count.Window
+	if s := e.String("since"); s != "" {
+		if w.Since, err = count.ParseTime(s, false, time.Local); err != nil {
+			return Usagef("--since: %v", err)
+		}
+	}
+	if s := e.String("until"); s != "" {
+		if w.Until, err = count.ParseTime(s, true, time.Local); err != nil {
+			return Usagef("--until: %v", err)
+		}
+	}
+	g := count.NewGrouped(ctr.Name(), by, w)
+	err = e.EachParallel(srcs, func(in Input) (func() error, error) {
+		t, err := e.Load(in)
+		if err != nil {
+			return nil, err
+		}
+		p := count.GroupTokens(t, ctr, by, w, in.Display())
+		return func() error { g.Add(p); return nil }, nil
+	})
+	if err != nil || g.Sessions+g.Skipped == 0 {
+		return err
+	}
+	g.Finish()
+	var report bytes.Buffer
+	if e.Bool("json") {
+		enc := json.NewEncoder(&report)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(g); err != nil {
+			return err
+		}
+	} else {
+		rows := 0
+		if e.IsSet("top") {
+			rows = max(e.Int("top"), 1)
+		}
+		if err := g.WriteText(&report, rows, colorOK(e.Stdout)); err != nil {
+			return err
+		}
+	}
+	_, err = e.Stdout.Write(report.Bytes())
+	return err
 }

@@ -15,15 +15,33 @@ import (
 // FilterFlags returns a filter's own flags followed by those every filter
 // has.
 func FilterFlags(own ...ucli.Flag) []ucli.Flag {
-	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, FormatFlag, ToolKindFlag)
+	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, EachLineFlag, JobsFlag, QuietFlag, FormatFlag, ToolKindFlag)
 }
 
 // Filter runs a filter over the inputs, one at a time: each is parsed,
 // given to apply, and written back in its own format, to stdout (one
 // input), in place (-i) or to a directory (-o DIR). A bad input gets its
 // error and the others go on (Each). apply returns the --stats line for its
-// transcript; e.InputName names it.
+// transcript; e.InputName names it. With --each-line, each line of the
+// inputs is a transcript, filtered on --jobs goroutines (EachLine): apply
+// must then be safe for concurrent use.
 func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error {
+	if e.Bool(EachLineFlag.Name) {
+		stats := e.Bool(StatsFlag.Name)
+		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+			line, err := apply(t)
+			if err != nil {
+				return nil, "", err
+			}
+			if !stats {
+				line = ""
+			}
+			if !t.Changed() {
+				return in.Data, line, nil
+			}
+			return t.Bytes(), line, nil
+		})
+	}
 	srcs, err := e.Sources()
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ type Source struct {
 	Name string // as named: an argument, a path found in a directory argument, or "-" for stdin
 	out  string // where -o DIR puts its result, relative to DIR
 	dir  bool   // found in a directory argument
+	size int64  // bytes, as listed (0 for stdin), for the progress bar
 	err  error  // why it cannot be read: a missing file, a directory that cannot be walked
 }
 
@@ -76,7 +77,7 @@ func (e *Env) Sources() ([]Source, error) {
 		case st.IsDir():
 			out = append(out, walk(arg, skip)...)
 		default:
-			out = append(out, Source{Name: arg, out: filepath.Base(arg)})
+			out = append(out, Source{Name: arg, out: filepath.Base(arg), size: st.Size()})
 		}
 	}
 	return out, nil
@@ -106,7 +107,11 @@ func walk(root, skip string) []Source {
 		case d.IsDir() || !isTranscriptName(d):
 			return nil
 		}
-		out = append(out, Source{Name: name, out: rel, dir: true})
+		var size int64
+		if info, err := d.Info(); err == nil {
+			size = info.Size()
+		}
+		out = append(out, Source{Name: name, out: rel, dir: true, size: size})
 		return nil
 	})
 	if err != nil {
@@ -159,33 +164,6 @@ func fileError(name string, err error) error {
 		err = le.Err
 	}
 	return Failf("%s: %v", name, err)
-}
-
-// Each reads the sources one at a time and gives each to do. A source that
-// cannot be read, or that do fails on, gets its one-line error on stderr and
-// the others go on; the run then exits 1 (as gofmt and grep do). A usage
-// error or a closed stdout ends the run at once.
-func (e *Env) Each(srcs []Source, do func(in Input) error) error {
-	defer func() { e.input = Source{} }()
-	for _, s := range srcs {
-		e.input = s
-		err := s.err
-		if err == nil {
-			var in Input
-			if in, err = e.read(s); err == nil {
-				err = do(in)
-			}
-		}
-		if err == nil {
-			continue
-		}
-		var ee *exitError
-		if errors.As(err, &ee) && ee.code == ExitUsage || isBrokenPipe(err) {
-			return err
-		}
-		e.fail(err)
-	}
-	return nil
 }
 
 // InputName names the input that Each is giving to do, as messages name it:
@@ -265,17 +243,35 @@ func (e *Env) outDir() string { return e.String(OutDirFlag.Name) }
 // Load parses an input with the --format and --tool-kind flags. A bad
 // transcript is a failure that names the input, line and column.
 func (e *Env) Load(in Input) (*transcript.Transcript, error) {
-	format, err := transcript.ParseFormat(e.String(FormatFlag.Name))
-	if err != nil {
-		return nil, Usagef("--format: %v", err)
-	}
-	table, err := e.Tools()
+	opts, err := e.parseOptions()
 	if err != nil {
 		return nil, err
 	}
-	t, err := transcript.Parse(in.Data, transcript.Options{Format: format, Tools: table})
+	return parse(in.Data, opts, in.Display(), 1)
+}
+
+// parseOptions are the --format and --tool-kind flags.
+func (e *Env) parseOptions() (transcript.Options, error) {
+	format, err := transcript.ParseFormat(e.String(FormatFlag.Name))
 	if err != nil {
-		return nil, Failf("%s:%v", in.Display(), err)
+		return transcript.Options{}, Usagef("--format: %v", err)
+	}
+	table, err := e.Tools()
+	if err != nil {
+		return transcript.Options{}, err
+	}
+	return transcript.Options{Format: format, Tools: table}, nil
+}
+
+// parse parses a transcript that starts on line first of the input name.
+func parse(data []byte, opts transcript.Options, name string, first int) (*transcript.Transcript, error) {
+	t, err := transcript.Parse(data, opts)
+	if err != nil {
+		var se *transcript.SyntaxError
+		if errors.As(err, &se) {
+			se.Line += first - 1
+		}
+		return nil, Failf("%s:%v", name, err)
 	}
 	return t, nil
 }

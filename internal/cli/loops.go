@@ -60,7 +60,7 @@ EXAMPLES:
    ctx-loops --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-truncate | ctx-loops --banner > for-the-model.jsonl
    ctx-loops --hook claude-code      (in .claude/settings.json, see examples/hooks)`,
-	Flags: []ucli.Flag{
+	Flags: FilterFlags(
 		&ucli.IntFlag{Name: "min", Value: loops.DefaultMin, EnvVars: []string{"CTX_MIN"},
 			Usage: "`N` failures of one call, or with one error, make a loop"},
 		&ucli.IntFlag{Name: "cycles", Value: loops.DefaultCycles, EnvVars: []string{"CTX_CYCLES"},
@@ -69,8 +69,7 @@ EXAMPLES:
 		&ucli.BoolFlag{Name: "banner", EnvVars: []string{"CTX_BANNER"},
 			Usage: "write the transcript back with a header above every failed result, instead of the report"},
 		HookFlag, EncodingFlag,
-		StatsFlag, InPlaceFlag, OutDirFlag, FormatFlag, ToolKindFlag,
-	},
+	),
 	Run: runLoops,
 }
 
@@ -101,6 +100,14 @@ func runLoops(e *Env) error {
 		if e.IsSet(name) {
 			return Usagef("--%s goes with --banner, which writes the transcript back", name)
 		}
+	}
+	if e.Bool(EachLineFlag.Name) {
+		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+			r := d.Analyze(t)
+			r.File = in.Name
+			out, err := marshalLine(loops.LineReport{Version: loops.SchemaVersion, Min: e.Int("min"), Cycles: e.Int("cycles"), Line: in.Line, Report: r})
+			return out, "", err
+		})
 	}
 	srcs, err := e.Sources()
 	if err != nil {

@@ -131,6 +131,9 @@ func runSummarize(e *Env) error {
 	}
 	var model *modelRun
 	if e.Bool("llm") {
+		if e.Bool(EachLineFlag.Name) {
+			return Usagef("--llm asks the model for one input at a time; --each-line does not go with it yet")
+		}
 		if opts.Mode == summarize.ModeClear {
 			return Usagef("--llm writes summaries; --mode clear writes one line without a model")
 		}
@@ -140,6 +143,9 @@ func runSummarize(e *Env) error {
 		defer model.close(e)
 	}
 	asJSON := e.Bool("json")
+	if asJSON && e.Bool(EachLineFlag.Name) {
+		return Usagef("--json gathers one report of every input; with --each-line, use --stats for a line each")
+	}
 	if asJSON {
 		// The JSON report replaces the --stats lines.
 		if err := e.Set(StatsFlag.Name, "false"); err != nil {
@@ -154,8 +160,10 @@ func runSummarize(e *Env) error {
 		} else {
 			r = f.Run(t)
 		}
-		r.File = e.InputName()
-		report.Files = append(report.Files, r)
+		if asJSON {
+			r.File = e.InputName()
+			report.Files = append(report.Files, r)
+		}
 		return r.Stats.String(), nil
 	})
 	if err != nil || !asJSON {

@@ -122,12 +122,8 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 		ts.Calls++
 		ts.InputTokens += tl.Calls[i]
 	}
-	type readKey struct {
-		path string
-		rng  tools.Range
-	}
+	read, again := reads(t)
 	files := map[string]*FileRead{}
-	seenRange := map[readKey]bool{}
 	for i, r := range t.Results {
 		cost := tl.Results[i]
 		role("tool").Tokens += cost
@@ -143,21 +139,17 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 				ts.Errors++
 			}
 			res.Tool, res.Kind, res.Target = c.Name, string(c.Kind), c.Args.Target(t.Cwd)
-			if c.Kind == tools.Read && c.Continues == nil && !r.Failed() {
-				if p := c.Args.File(t.Cwd); p != "" {
-					f := files[p]
-					if f == nil {
-						f = &FileRead{Path: p}
-						files[p] = f
-					}
-					f.Reads++
-					f.Tokens += cost
-					k := readKey{path: p, rng: c.Args.Range}
-					if seenRange[k] {
-						f.RereadTokens += cost
-					}
-					seenRange[k] = true
-				}
+		}
+		if p := read[i]; p != "" {
+			f := files[p]
+			if f == nil {
+				f = &FileRead{Path: p}
+				files[p] = f
+			}
+			f.Reads++
+			f.Tokens += cost
+			if again[i] {
+				f.RereadTokens += cost
 			}
 		}
 		rep.Largest = append(rep.Largest, res)
@@ -182,6 +174,29 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	rep.finish(top)
 	rep.detach()
 	return rep
+}
+
+// reads says, result by result, which file a successful read read ("" for
+// any other result), and whether it read a range of it already read before.
+func reads(t *transcript.Transcript) (paths []string, again []bool) {
+	type readKey struct {
+		path string
+		rng  tools.Range
+	}
+	paths, again = make([]string, len(t.Results)), make([]bool, len(t.Results))
+	seen := map[readKey]bool{}
+	for i, r := range t.Results {
+		c := r.Call
+		if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
+			continue
+		}
+		if p := c.Args.File(t.Cwd); p != "" {
+			k := readKey{path: p, rng: c.Args.Range}
+			paths[i], again[i] = p, seen[k]
+			seen[k] = true
+		}
+	}
+	return paths, again
 }
 
 // dedupeSavings is what ctx-dedupe with its defaults saves on t, result by

@@ -201,3 +201,12 @@ func (p *printer) table(t *textfmt.Table) {
 		p.err = t.Write(p.w)
 	}
 }
+
+// LineReport is ctx-count --each-line's record for one line of its input:
+// the transcript's report, with the line it was on.
+type LineReport struct {
+	Version  int    `json:"version"`
+	Encoding string `json:"encoding"`
+	Line     int    `json:"line"`
+	Report
+}

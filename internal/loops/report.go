@@ -21,6 +21,17 @@ type Summary struct {
 	Files   []Report `json:"files"`
 }
 
+// LineReport is one line of ctx-loops --each-line: the report of the
+// transcript on line Line of its input, with the schema's version and the
+// thresholds.
+type LineReport struct {
+	Version int `json:"version"`
+	Min     int `json:"min"`
+	Cycles  int `json:"cycles"`
+	Line    int `json:"line"`
+	Report
+}
+
 // Report is the loops of one transcript.
 type Report struct {
 	File   string       `json:"file"`

@@ -97,11 +97,12 @@ func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, 
 // anthropicMessage reads a Messages API message. tur is the toolUseResult of
 // the Claude Code line around it, which mirrors the tool's output.
 func (p *parser) anthropicMessage(v jsonscan.Value, pos Pos, tur jsonscan.Value) {
-	f := v.Fields("role", "content")
+	f := v.Fields("role", "content", "model")
 	role, c := f[0].Str(), f[1]
 	if !knownRole(role) {
 		return
 	}
+	p.sawModel(f[2])
 	m := p.message(role, pos)
 	if c.IsString() {
 		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.Str()})
@@ -151,7 +152,7 @@ func (p *parser) anthropicSystem(root jsonscan.Value) {
 
 func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
 	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId", "timestamp")
-	p.time = f[5].Str()
+	p.sawTime(f[5])
 	if p.t.Cwd == "" {
 		p.t.Cwd = f[3].Str()
 	}
@@ -219,6 +220,11 @@ func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
 	if !knownRole(role) {
 		return // e.g. mini-swe-agent's final "exit": passed through
 	}
+	if f[4].Exists() {
+		extra := f[4].Fields("timestamp", "response")
+		p.sawTime(extra[0])
+		p.sawModel(extra[1].Get("model"))
+	}
 	m := p.message(role, pos)
 	if role == "tool" {
 		ref, images := resultContent(v, c, "content", "text")
@@ -251,7 +257,7 @@ func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
 func (p *parser) codexRecord(v jsonscan.Value, pos Pos) {
 	f := v.Fields("type", "payload", "timestamp")
 	payload := f[1]
-	p.time = f[2].Str()
+	p.sawTime(f[2])
 	if !payload.Exists() {
 		p.responsesItem(v, pos) // a bare array of Responses API items
 		return
@@ -274,9 +280,11 @@ func (p *parser) codexRecord(v jsonscan.Value, pos Pos) {
 			m.Blocks = []Block{{Type: Text, Text: instr.Str()}}
 		}
 	case "turn_context":
+		pf := payload.Fields("cwd", "model")
 		if p.t.Cwd == "" {
-			p.t.Cwd = payload.Get("cwd").Str()
+			p.t.Cwd = pf[0].Str()
 		}
+		p.sawModel(pf[1])
 	case "response_item":
 		p.responsesItem(payload, pos)
 	case "event_msg":

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -18,7 +19,6 @@ type parser struct {
 	// counted only when the rollout has no user message items of its own,
 	// since full rollouts hold both.
 	root       jsonscan.Value // the document, for a request body's top-level fields
-	time       string         // the timestamp of the record being read, which its messages take
 	eventUsers []*Message
 	itemUsers  bool
 	// Codex: exec_command_end events repeat a command's output and exit
@@ -28,6 +28,10 @@ type parser struct {
 	// many actions came before.
 	swePending *Call
 	sweSteps   int
+	// The time and the model of the record being read, for the messages
+	// it makes (stamps.go).
+	at    time.Time
+	model string
 }
 
 func (p *parser) parse(records []record) {
@@ -58,6 +62,7 @@ func (p *parser) parse(records []record) {
 	}
 	p.judge()
 	p.joinSessions()
+	p.stampAll()
 }
 
 // judge reads how every call ended from its result's text (internal/outcome)
@@ -97,7 +102,7 @@ func (p *parser) attachEventEnds() {
 
 // message appends a message to the model.
 func (p *parser) message(role string, pos Pos) *Message {
-	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.time}
+	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.at, Model: p.model}
 	p.t.Messages = append(p.t.Messages, m)
 	return m
 }

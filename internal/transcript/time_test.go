@@ -1,6 +1,9 @@
 package transcript
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestTimeAndTextInput checks the two things the archive needs from the
 // model beyond what the filters use: when each message was written, and
@@ -35,8 +38,12 @@ func TestTimeAndTextInput(t *testing.T) {
 				t.Fatalf("%d messages, want %d", len(tr.Messages), len(c.times))
 			}
 			for i, m := range tr.Messages {
-				if m.Time != c.times[i] {
-					t.Errorf("message %d: Time %q, want %q", i, m.Time, c.times[i])
+				got := ""
+				if !m.Time.IsZero() {
+					got = m.Time.Format(time.RFC3339Nano)
+				}
+				if got != c.times[i] {
+					t.Errorf("message %d: Time %q, want %q", i, got, c.times[i])
 				}
 			}
 			if len(tr.Calls) != len(c.text) {

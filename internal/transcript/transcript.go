@@ -9,6 +9,7 @@ package transcript
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/outcome"
@@ -88,16 +89,25 @@ type Transcript struct {
 
 // Message is one message of the history, in the model's order.
 type Message struct {
-	Index   int
-	Role    string // system, developer, user, assistant or tool
-	Pos     Pos
+	Index int
+	Role  string // system, developer, user, assistant or tool
+	Pos   Pos
+	// Time is when the message was written, where the transcript says:
+	// Claude Code's and Codex's line timestamps, mini-swe-agent's
+	// extra.timestamp. A message without one has the time of the message
+	// before it (the first ones, the first time given); zero when the
+	// transcript gives none.
+	Time time.Time
+	// Model is the model at work when the message was written: Claude
+	// Code's message.model, Codex's turn_context, mini-swe-agent's
+	// response, else the model the whole document names (a request
+	// body's, a trajectory's configuration). A message without one has
+	// the model of the message before it (the first ones, the first
+	// model named); "" when the transcript names none.
+	Model   string
 	Blocks  []Block   // its text, thinking and images, in order
 	Calls   []*Call   // the tool calls it makes
 	Results []*Result // the tool results it carries
-
-	// Time is when it was written, as the transcript gives it (Claude Code's
-	// and Codex's timestamp, RFC 3339), else "".
-	Time string
 }
 
 // BlockType is the type of a content block the model keeps.
