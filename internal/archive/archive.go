@@ -54,6 +54,16 @@ func Open(path string) (*Archive, error) {
 			return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 		}
 	}
+	// SQLite says only "unable to open database file" of a directory or a
+	// file the user may not write: the system says why.
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not an archive", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	f.Close()
 	// A run's transaction is large: a 64 MiB page cache keeps it from
 	// spilling to the WAL before it commits, and statement journals in
 	// memory spare a temporary file a write for each statement.

@@ -4,10 +4,9 @@ import (
 	"path"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // Execution is one tool call and its output, as the archive stores it.
@@ -47,33 +46,58 @@ func Executions(t *transcript.Transcript, results []*transcript.Result) []Execut
 	session := SessionKey(t)
 	out := make([]Execution, 0, len(results))
 	for _, r := range results {
-		text := r.Text()
-		if marker.Is(text, "") || truncate.IsCut(text) {
-			continue
+		if e, ok := execution(t, session, r, r.Text()); ok {
+			out = append(out, e)
 		}
-		handle := r.CallID
-		if !identifies(handle) {
-			handle = derivedHandle(session, r)
-		}
-		e := Execution{
-			Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
-			Failed: r.Failed(), ExitCode: r.ExitCode, HasExit: r.HasExitCode,
-			Output: text, Format: t.Format, Cwd: t.Cwd,
-			Time: r.Message.Time.UTC(),
-		}
-		if c := r.Call; c != nil {
-			e.Tool, e.Kind = c.Name, c.Kind
-			e.Input, e.InputIsText = c.Input, c.InputIsText
-			e.Path, e.Range, e.Command, e.Intent = c.Args.File(t.Cwd), c.Args.Range, c.Args.Command, c.Args.Intent
-			e.Target = c.Args.Target(t.Cwd)
-			e.Paths = pathsOf(c.Args, t.Cwd)
-			if ct := c.Message.Time; !ct.IsZero() {
-				e.Time = ct.UTC()
-			}
-		}
-		out = append(out, e)
 	}
 	return out
+}
+
+// Originals returns the executions of the results a filter replaced, each
+// with the text it had before (stats.Report's Replaced), in order. A
+// result whose text was not an original output either (a cut that was
+// then summarized) is left out.
+func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution {
+	if len(replaced) == 0 {
+		return nil
+	}
+	session := SessionKey(t)
+	out := make([]Execution, 0, len(replaced))
+	for _, rp := range replaced {
+		if e, ok := execution(t, session, rp.Result, rp.Before); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// execution is the execution of result r of t whose text is text, and
+// false when that is not an original output.
+func execution(t *transcript.Transcript, session string, r *transcript.Result, text string) (Execution, bool) {
+	if !Original(text) {
+		return Execution{}, false
+	}
+	handle := r.CallID
+	if !identifies(handle) {
+		handle = derivedHandle(session, r)
+	}
+	e := Execution{
+		Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
+		Failed: r.Failed(), ExitCode: r.ExitCode, HasExit: r.HasExitCode,
+		Output: text, Format: t.Format, Cwd: t.Cwd,
+		Time: r.Message.Time.UTC(),
+	}
+	if c := r.Call; c != nil {
+		e.Tool, e.Kind = c.Name, c.Kind
+		e.Input, e.InputIsText = c.Input, c.InputIsText
+		e.Path, e.Range, e.Command, e.Intent = c.Args.File(t.Cwd), c.Args.Range, c.Args.Command, c.Args.Intent
+		e.Target = c.Args.Target(t.Cwd)
+		e.Paths = pathsOf(c.Args, t.Cwd)
+		if ct := c.Message.Time; !ct.IsZero() {
+			e.Time = ct.UTC()
+		}
+	}
+	return e, true
 }
 
 // pathsOf is every path a call names, each as tools.NormPath gives it and,

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"strconv"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // Handle is what a marker cites for a result and what ctx-recall and
@@ -23,6 +25,26 @@ func Handle(t *transcript.Transcript, r *transcript.Result) string {
 		return r.CallID
 	}
 	return derivedHandle(SessionKey(t), r)
+}
+
+// Citation is the handle a filter's marker cites for r, which the filter is
+// about to replace (a marker.Handles): r's own handle when its text is the
+// tool's output, which the caller stores (Originals, Keep) before it writes
+// the marker anywhere; for a cut that ctx-truncate made with an archive,
+// the handle its marker line cites; else "" (filters leave markers alone,
+// and no archive need hold what a cut made without one came from).
+func Citation(t *transcript.Transcript, r *transcript.Result) string {
+	text := r.Text()
+	if Original(text) {
+		return Handle(t, r)
+	}
+	return truncate.Cited(text)
+}
+
+// Original reports whether a result's text is the tool's own output: not
+// a ctx-* filter's marker, nor a cut.
+func Original(text string) bool {
+	return !marker.Is(text, "") && !truncate.IsCut(text)
 }
 
 // derivedHandle is Handle for a call id that does not identify the

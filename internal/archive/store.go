@@ -32,20 +32,27 @@ const timeLayout = "2006-01-02T15:04:05.000Z"
 // nothing. The work that needs no lock (hashing, counting tokens) is done
 // first; the writes are one immediate transaction.
 func (a *Archive) Store(execs []Execution) (Stored, error) {
+	st, _, err := a.store(execs)
+	return st, err
+}
+
+// store is Store, and says which executions it inserted.
+func (a *Archive) store(execs []Execution) (Stored, []bool, error) {
 	st := Stored{Executions: len(execs)}
+	inserted := make([]bool, len(execs))
 	if a.readOnly {
-		return st, fmt.Errorf("%s: %w", a.path, ErrReadOnly)
+		return st, inserted, fmt.Errorf("%s: %w", a.path, ErrReadOnly)
 	}
 	if len(execs) == 0 {
-		return st, nil
+		return st, inserted, nil
 	}
 	fresh, err := a.unstored(execs)
 	if err != nil {
-		return st, a.wrap(err)
+		return st, inserted, a.wrap(err)
 	}
 	outs, err := a.newOutputs(execs, fresh)
 	if err != nil {
-		return st, a.wrap(err)
+		return st, inserted, a.wrap(err)
 	}
 	now := time.Now().UTC().Format(timeLayout)
 	err = a.tx(func(tx *sql.Tx) error {
@@ -82,6 +89,7 @@ func (a *Archive) Store(execs []Execution) (Stored, error) {
 			}
 			if added {
 				st.New++
+				inserted[e] = true
 			}
 		}
 		if _, err := tx.Exec(`INSERT INTO outputs_fts (rowid, text) SELECT id, text FROM outputs WHERE id > ?`, lastOutput); err != nil {
@@ -92,17 +100,17 @@ func (a *Archive) Store(execs []Execution) (Stored, error) {
 		return err
 	})
 	if err != nil {
-		return Stored{Executions: len(execs)}, a.wrap(err)
+		return Stored{Executions: len(execs)}, make([]bool, len(execs)), a.wrap(err)
 	}
 	if st.New > 0 {
 		// Keep the query planner's statistics current, cheaply (a
 		// sample of each index): without them it scans where an index
 		// would do.
 		if _, err := a.db.Exec(`PRAGMA analysis_limit = 400; PRAGMA optimize = 0x10002`); err != nil {
-			return st, a.wrap(err)
+			return st, inserted, a.wrap(err)
 		}
 	}
-	return st, nil
+	return st, inserted, nil
 }
 
 // unstored returns the indexes of the executions not in the archive yet,
@@ -306,4 +314,40 @@ func reverse(s string) string {
 		b[len(s)-1-i] = s[i]
 	}
 	return string(b)
+}
+
+// ErrConflict is Keep's error when the archive holds another output under
+// a handle.
+var ErrConflict = errors.New("the archive holds another output under this handle")
+
+// Keep stores the executions whose outputs a filter replaced (Store), and
+// makes sure that the archive gives each one's output back by its handle:
+// that an execution it already had under the same session and handle has
+// the same output. A marker citing a handle that gives back another text
+// would be worse than none.
+func (a *Archive) Keep(execs []Execution) error {
+	_, inserted, err := a.store(execs)
+	if err != nil {
+		return err
+	}
+	var stmt *sql.Stmt
+	for i, e := range execs {
+		if inserted[i] {
+			continue // stored with this output just now
+		}
+		if stmt == nil {
+			if stmt, err = a.db.Prepare(`SELECT o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id WHERE e.session = ? AND e.handle = ?`); err != nil {
+				return a.wrap(err)
+			}
+			defer stmt.Close()
+		}
+		var sum []byte
+		if err := stmt.QueryRow(e.Session, e.Handle).Scan(&sum); err != nil {
+			return a.wrap(err)
+		}
+		if want := sha256.Sum256([]byte(e.Output)); string(sum) != string(want[:]) {
+			return fmt.Errorf("%s: %w: %s (session %s)", a.path, ErrConflict, e.Handle, e.Session)
+		}
+	}
+	return nil
 }

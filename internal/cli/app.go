@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -118,6 +119,9 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	files := ""
 	if strings.Contains(cmd.ArgsUsage, "FILE") {
 		files = filesHelp(cmd.Flags) // not for ctx-recall's ID
+	}
+	if slices.Contains(cmd.Flags, ucli.Flag(ArchiveFlag)) {
+		files += archiveHelp
 	}
 	app := &ucli.App{
 		Name:            cmd.Name,

@@ -38,10 +38,12 @@ var commands = map[string]Command{
 
 func TestMain(m *testing.M) {
 	// No test writes to the user's archive: a test that names none gets
-	// one in the temporary directory (the commands run as children
-	// inherit it).
-	if os.Getenv("CTX_ARCHIVE") == "" {
-		os.Setenv("CTX_ARCHIVE", filepath.Join(os.TempDir(), "ctxkit-cli-test-archive.db"))
+	// the default one, in the temporary directory, and a filter archives
+	// only in the tests that ask it to. The commands that the scripts run
+	// are this binary too, and keep the environment their script gave them.
+	if _, isCommand := commands[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")]; !isCommand {
+		os.Unsetenv("CTX_ARCHIVE")
+		os.Setenv("XDG_DATA_HOME", filepath.Join(os.TempDir(), "ctxkit-cli-test-data"))
 	}
 	mains := map[string]func(){}
 	for name, cmd := range commands {

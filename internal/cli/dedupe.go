@@ -4,6 +4,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -77,11 +78,12 @@ func runDedupe(e *Env) error {
 		KeepMirrors: e.Bool("keep-mirrors"),
 		Counter:     ctr,
 		Measure:     e.Bool(StatsFlag.Name),
+		Handle:      e.Handles(),
 	})
 	if err != nil {
 		return Usagef("--%v", err)
 	}
-	return e.Filter(func(t *transcript.Transcript) (string, error) {
-		return f.Apply(t).String(), nil
+	return e.Filter(func(t *transcript.Transcript) (stats.Report, error) {
+		return f.Apply(t), nil
 	})
 }

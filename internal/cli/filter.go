@@ -9,32 +9,58 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // FilterFlags returns a filter's own flags followed by those every filter
 // has.
 func FilterFlags(own ...ucli.Flag) []ucli.Flag {
-	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, EachLineFlag, JobsFlag, QuietFlag, FormatFlag, ToolKindFlag)
+	return append(own, StatsFlag, InPlaceFlag, OutDirFlag, ArchiveFlag, EachLineFlag, JobsFlag, QuietFlag, FormatFlag, ToolKindFlag)
 }
 
 // Filter runs a filter over the inputs, one at a time: each is parsed,
 // given to apply, and written back in its own format, to stdout (one
 // input), in place (-i) or to a directory (-o DIR). A bad input gets its
-// error and the others go on (Each). apply returns the --stats line for its
-// transcript; e.InputName names it. With --each-line, each line of the
-// inputs is a transcript, filtered on --jobs goroutines (EachLine): apply
-// must then be safe for concurrent use.
-func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error {
+// error and the others go on (Each). apply returns the filter's report on
+// its transcript, whose line --stats prints; e.InputName names it. With
+// --each-line, each line of the inputs is a transcript, filtered on --jobs
+// goroutines (EachLine): apply must then be safe for concurrent use. With
+// --archive, the outputs the filter replaced in a transcript are stored
+// before it is written (their markers cite them: the filter's options take
+// e.Handles()), and one whose outputs cannot be stored is not written.
+func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error)) (err error) {
+	var keep *archive.Archive // --archive's, opened once the usage is checked
+	defer func() {
+		if keep == nil {
+			return
+		}
+		if cerr := keep.Close(); err == nil && cerr != nil {
+			err = Failf("%v", cerr)
+		}
+	}()
+	// kept applies the filter and stores what it replaced.
+	kept := func(t *transcript.Transcript) (stats.Report, error) {
+		rep, err := apply(t)
+		if err == nil && keep != nil {
+			err = keep.Keep(archive.Originals(t, rep.Replaced))
+		}
+		return rep, err
+	}
+	printStats := e.Bool(StatsFlag.Name)
 	if e.Bool(EachLineFlag.Name) {
-		stats := e.Bool(StatsFlag.Name)
+		if keep, err = e.keepArchive(); err != nil {
+			return err
+		}
 		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
-			line, err := apply(t)
+			rep, err := kept(t)
 			if err != nil {
 				return nil, "", err
 			}
-			if !stats {
-				line = ""
+			line := ""
+			if printStats {
+				line = rep.String()
 			}
 			if !t.Changed() {
 				return in.Data, line, nil
@@ -50,7 +76,9 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 	if err != nil {
 		return err
 	}
-	stats := e.Bool(StatsFlag.Name)
+	if keep, err = e.keepArchive(); err != nil {
+		return err
+	}
 	several := len(srcs) > 1 || len(srcs) == 1 && srcs[0].dir
 	files := newFileWriter()
 	return e.Each(srcs, func(in Input) error {
@@ -58,7 +86,7 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 		if err != nil {
 			return err
 		}
-		line, err := apply(t)
+		rep, err := kept(t)
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}
@@ -81,7 +109,8 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (string, error)) error
 		if err != nil {
 			return err
 		}
-		if stats {
+		if printStats {
+			line := rep.String()
 			if several {
 				line = in.Display() + ": " + line
 			}

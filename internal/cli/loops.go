@@ -14,6 +14,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/hook"
 	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -92,8 +93,8 @@ func runLoops(e *Env) error {
 		if err != nil {
 			return Usagef("--%v", err)
 		}
-		return e.Filter(func(t *transcript.Transcript) (string, error) {
-			return b.Apply(t).String(), nil
+		return e.Filter(func(t *transcript.Transcript) (stats.Report, error) {
+			return b.Apply(t), nil
 		})
 	}
 	for _, name := range []string{StatsFlag.Name, InPlaceFlag.Name, OutDirFlag.Name} {

@@ -5,6 +5,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -124,6 +125,7 @@ func runSummarize(e *Env) error {
 		ExcludeTools:  e.StringSlice("exclude-tools"),
 		KeepMirrors:   e.Bool("keep-mirrors"),
 		ModelInput:    e.Int("llm-max-input"),
+		Handle:        e.Handles(),
 	}
 	f, err := summarize.New(opts)
 	if err != nil {
@@ -153,7 +155,7 @@ func runSummarize(e *Env) error {
 		}
 	}
 	report := summarizeReport{Version: summarizeSchema, Encoding: ctr.Name(), Mode: string(opts.Mode)}
-	err = e.Filter(func(t *transcript.Transcript) (string, error) {
+	err = e.Filter(func(t *transcript.Transcript) (stats.Report, error) {
 		var r summarize.Report
 		if model != nil {
 			r = model.run(f, t)
@@ -164,7 +166,7 @@ func runSummarize(e *Env) error {
 			r.File = e.InputName()
 			report.Files = append(report.Files, r)
 		}
-		return r.Stats.String(), nil
+		return r.Stats, nil
 	})
 	if err != nil || !asJSON {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
@@ -136,8 +137,8 @@ func runTruncate(e *Env) error {
 	if e.IsSet(HookFlag.Name) {
 		return e.Hook(truncateHook(e, opts))
 	}
-	return e.Filter(func(t *transcript.Transcript) (string, error) {
-		return f.Apply(t).String(), nil
+	return e.Filter(func(t *transcript.Transcript) (stats.Report, error) {
+		return f.Apply(t), nil
 	})
 }
 
@@ -178,6 +179,7 @@ func truncateOptions(e *Env) (truncate.Options, error) {
 	o.All = e.Bool("all")
 	o.KeepMirrors = e.Bool("keep-mirrors")
 	o.Measure = e.Bool(StatsFlag.Name)
+	o.Handle = e.Handles()
 	if e.IsSet("tools") {
 		o.Tools = e.StringSlice("tools")
 		if o.Tools == nil {

@@ -44,6 +44,9 @@ type Options struct {
 	// Measure fills the token counts of the stats.Report (the whole
 	// transcript's, before and after), for --stats.
 	Measure bool
+	// Handle gives the archive's handle of a result about to be replaced,
+	// which its marker cites; nil when there is no archive.
+	Handle marker.Handles
 }
 
 // DefaultMaxReads is --max-reads' default.
@@ -334,9 +337,11 @@ func (a *apply) mayReplace(r *transcript.Result) bool {
 	return r.Index < a.recent && !a.keep[r.CallID]
 }
 
-// replace plans to replace r with the marker line and body when that is
-// shorter than its text, and reports whether it does.
+// replace plans to replace r with the marker line, citing r's handle in
+// the archive, and body when that is shorter than its text, and reports
+// whether it does.
 func (a *apply) replace(r *transcript.Result, kind Kind, base *transcript.Result, line, body string) bool {
+	line = marker.Cite(line, a.opts.Handle.Of(a.t, r))
 	text := line
 	if body != "" {
 		text += "\n" + body

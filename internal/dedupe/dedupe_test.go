@@ -134,6 +134,8 @@ var goldenCases = []struct {
 	{"editor", "editor.json", nil},
 	{"alltools", "alltools.jsonl", func(o *Options) { o.AllTools = true }},
 	{"alltools-off", "alltools.jsonl", nil},
+	{"edits-archived", "edits.jsonl", func(o *Options) { o.Handle = invariant.Handles }},
+	{"alltools-archived", "alltools.jsonl", func(o *Options) { o.AllTools = true; o.Handle = invariant.Handles }},
 }
 
 // TestGolden runs the inputs of testdata/ and pins what became of every
@@ -165,8 +167,12 @@ func TestGolden(t *testing.T) {
 // result, whole ones by size and replaced ones in full with their mirrors.
 func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v\n",
-		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors)
+	archived := ""
+	if opts.Handle != nil {
+		archived = ", archived"
+	}
+	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v%s\n",
+		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors, archived)
 	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", textfmt.Plural(rep.Reads, "read", "reads"), textfmt.Plural(rep.Files, "file", "files"),
 		textfmt.Plural(rep.Count(Pointer), "pointer", "pointers"), textfmt.Plural(rep.Count(Diff), "diff", "diffs"), textfmt.Plural(rep.Count(Repeat), "repeated call", "repeated calls"))
 	changed := map[*transcript.Result]Change{}
@@ -200,10 +206,16 @@ func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 // the invariants of every filter: every new ctx-dedupe marker points at a
 // call above whose result is whole, unchanged, and identical to the text
 // the marker replaced, or gives that text back with the diff that follows
-// it; its mirrors carry its marker line; failed results, the last read of
-// every file and range, and the last KeepRecent results are unchanged.
+// it, and with an archive cites the handle of the text it replaced; its
+// mirrors carry its marker line; failed results, the last read of every file
+// and range, and the last KeepRecent results are unchanged.
 func check(t *testing.T, in, out []byte, opts Options) {
 	t.Helper()
+	if opts.Handle != nil {
+		if err := invariant.Cites(in, out, opts.Handle); err != nil {
+			t.Error(err)
+		}
+	}
 	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	byID := map[string]*transcript.Result{}
 	for _, r := range after.Results {
@@ -275,7 +287,8 @@ func inputs(t *testing.T) []string {
 // invariant of docs/model.md holds, and every pointer and diff holds.
 func TestInvariants(t *testing.T) {
 	settings := map[string]func(*Options){
-		"default": nil,
+		"default":  nil,
+		"archived": func(o *Options) { o.Handle = invariant.Handles },
 	}
 	if !raceEnabled && !testing.Short() {
 		settings["all-tools, max-reads 2"] = func(o *Options) { o.AllTools = true; o.MaxReads = 2 }

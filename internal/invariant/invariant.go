@@ -8,6 +8,8 @@ package invariant
 import (
 	"bytes"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -46,15 +48,23 @@ func Check(t interface {
 	return out
 }
 
+// parseBoth parses an input and its output, the output in the input's
+// format.
+func parseBoth(in, out []byte) (before, after *transcript.Transcript, err error) {
+	if before, err = transcript.Parse(in, transcript.Options{}); err != nil {
+		return nil, nil, fmt.Errorf("input: %v", err)
+	}
+	if after, err = transcript.Parse(out, transcript.Options{Format: before.Format}); err != nil {
+		return nil, nil, fmt.Errorf("output does not parse: %v", err)
+	}
+	return before, after, nil
+}
+
 // Compare checks the invariants that relate one output to its input.
 func Compare(in, out []byte) error {
-	before, err := transcript.Parse(in, transcript.Options{})
+	before, after, err := parseBoth(in, out)
 	if err != nil {
-		return fmt.Errorf("input: %v", err)
-	}
-	after, err := transcript.Parse(out, transcript.Options{Format: before.Format})
-	if err != nil {
-		return fmt.Errorf("output does not parse: %v", err)
+		return err
 	}
 	if after.Layout != before.Layout {
 		return fmt.Errorf("layout changed from %s to %s", before.Layout, after.Layout)
@@ -137,4 +147,47 @@ func sum(ctr tokens.Counter, texts []string) int {
 		n += c
 	}
 	return n
+}
+
+// Cited returns the handle that a replaced result's text cites
+// (marker.Cite), or "": on the first marker line of the text (a cut's is
+// after its head), or on the line after a marker line that ends with a
+// colon, where ctx-summarize moves a target that reads as a pointer.
+func Cited(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if !marker.Is(l, "") {
+			continue
+		}
+		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
+			l = lines[i+1]
+		}
+		return marker.Cited(l)
+	}
+	return ""
+}
+
+// Cites checks that every result whose text differs between in and out
+// cites the handle that want gives for it in the input.
+func Cites(in, out []byte, want marker.Handles) error {
+	before, after, err := parseBoth(in, out)
+	if err != nil {
+		return err
+	}
+	for i, r := range after.Results {
+		b := before.Results[i]
+		if r.Text() == b.Text() {
+			continue
+		}
+		if got, w := Cited(r.Text()), want(before, b); got != w {
+			return fmt.Errorf("result %d (call %s) was replaced and cites %q, want %q", i, r.CallID, got, w)
+		}
+	}
+	return nil
+}
+
+// Handles is a marker.Handles for the filters' tests: every result's handle
+// is ctx_test and its position, as if an archive kept it.
+func Handles(_ *transcript.Transcript, r *transcript.Result) string {
+	return "ctx_test" + strconv.Itoa(r.Index)
 }

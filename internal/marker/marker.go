@@ -7,7 +7,9 @@
 // models that read their output (docs/markers.md): a filter recognises its
 // own markers on a second pass (idempotence) and leaves the others' alone,
 // and a marker that points at another call names it as "call ID", so that
-// later filters keep the result it points at.
+// later filters keep the result it points at. When an archive keeps what a
+// marker replaced, the marker line ends by citing its handle (Cite), the
+// id that ctx-recall and memory_query give it back by.
 package marker
 
 import (
@@ -96,4 +98,52 @@ func Referenced(t *transcript.Transcript) map[string]bool {
 		}
 	}
 	return refs
+}
+
+// Handles gives the handle under which the archive keeps a result's text,
+// for the marker that replaces it to cite; "" when the archive will not
+// give it back. A filter takes one in its options (nil: no archive, and its
+// markers cite nothing); it is called, possibly from several goroutines at
+// once, for the results the filter is about to replace, before it changes
+// any of them.
+type Handles func(t *transcript.Transcript, r *transcript.Result) string
+
+// Of is h's handle of r, or "" when h is nil.
+func (h Handles) Of(t *transcript.Transcript, r *transcript.Result) string {
+	if h == nil {
+		return ""
+	}
+	return h(t, r)
+}
+
+// Cite ends a marker line, whose last character is a full stop, with the
+// handle that gives back what the marker replaced, in words a model acts
+// on:
+//
+//	…; content not repeated here; full output: ctx-recall toolu_01AB (or memory_query id=toolu_01AB).
+//
+// Without a handle the line is returned as it is.
+func Cite(line, handle string) string {
+	if handle == "" {
+		return line
+	}
+	return strings.TrimSuffix(line, ".") + "; full output: ctx-recall " + handle + " (or memory_query id=" + handle + ")."
+}
+
+// CitationPattern is the regular expression of what Cite adds, for the
+// recognisers of marker lines.
+const CitationPattern = `; full output: ctx-recall ` + handlePattern + ` \(or memory_query id=` + handlePattern + `\)`
+
+// handlePattern is a handle: a call id, or ctx_ and hex digits.
+const handlePattern = `[A-Za-z0-9_\-.:]+`
+
+var citation = regexp.MustCompile(`; full output: ctx-recall (` + handlePattern + `) \(or memory_query id=(` + handlePattern + `)\)\.$`)
+
+// Cited returns the handle that a marker line cites (Cite), or "".
+func Cited(line string) string {
+	m := citation.FindStringSubmatch(line)
+	if m == nil || m[1] != m[2] {
+		return ""
+	}
+	return m[1]
 }

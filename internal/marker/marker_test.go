@@ -66,3 +66,35 @@ func TestReferenced(t *testing.T) {
 		t.Errorf("Referenced = %v, want %v", got, want)
 	}
 }
+
+// TestCite: a citation ends the marker line, reads back as its handle, and
+// is never read as a pointer.
+func TestCite(t *testing.T) {
+	line := "[ctx-dedupe] Re-read of a.go: identical to the result of call toolu_01AB above; content not repeated here."
+	for _, h := range []string{"toolu_01MGqJNAucDoKPyZKrzvWLmx", "ctx_3f9a1c2b7d0e", "call_Ab3x-9.z:1", "0199a3f2-7d1e-4c55-9a0b-8f1e2d3c4b5a"} {
+		got := Cite(line, h)
+		want := "[ctx-dedupe] Re-read of a.go: identical to the result of call toolu_01AB above; content not repeated here; full output: ctx-recall " + h + " (or memory_query id=" + h + ")."
+		if got != want {
+			t.Errorf("Cite(%q) = %q", h, got)
+		}
+		if Cited(got) != h {
+			t.Errorf("Cited(%q) = %q, want %q", got, Cited(got), h)
+		}
+		if refs := Refs(got); !reflect.DeepEqual(refs, []string{"toolu_01AB"}) {
+			t.Errorf("Refs(%q) = %q: the citation reads as a pointer", got, refs)
+		}
+	}
+	if Cite(line, "") != line {
+		t.Error("Cite without a handle changed the line")
+	}
+	for _, s := range []string{
+		line,
+		"; full output: ctx-recall a (or memory_query id=b).",  // two ids
+		"; full output: ctx-recall a (or memory_query id=a). ", // not at the end
+		"; full output: ctx-recall a b (or memory_query id=a b).",
+	} {
+		if h := Cited(s); h != "" {
+			t.Errorf("Cited(%q) = %q, want none", s, h)
+		}
+	}
+}

@@ -109,6 +109,16 @@ type Report struct {
 	Measured   bool
 	Tokens     Change // the transcript's tokens, as ctx-count counts them
 	ToolOutput Change // the tool results' tokens
+	// Replaced is the results whose text the filter replaced, in the order
+	// it replaced them, each with the text it had before: what an archive
+	// keeps so that the markers' handles give it back.
+	Replaced []Replaced
+}
+
+// Replaced is a result a filter replaced, and the text it had before.
+type Replaced struct {
+	Result *transcript.Result
+	Before string
 }
 
 // Change is a number of tokens before and after a filter.
@@ -160,6 +170,9 @@ func (r *Run) SetText(res *transcript.Result, text string) {
 // after, which give the counts before the run.
 func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 	rep := Report{Results: len(r.t.Results), Changed: len(r.order), Detail: detail}
+	for _, res := range r.order {
+		rep.Replaced = append(rep.Replaced, Replaced{Result: res, Before: r.old[res]})
+	}
 	if ctr == nil {
 		return rep
 	}
@@ -167,8 +180,8 @@ func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 	rep.Measured = true
 	rep.Tokens.After, rep.ToolOutput.After = tl.Tokens(), tl.ToolOutput()
 	olds := make([]string, len(r.order))
-	for i, res := range r.order {
-		olds[i] = r.old[res]
+	for i, rp := range rep.Replaced {
+		olds[i] = rp.Before
 	}
 	diff := tokens.Sum(ctr, olds)
 	for _, res := range r.order {

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,17 +46,23 @@ func TestRunReport(t *testing.T) {
 		tr := transcripttest.Parse(t, data)
 		before := Count(tr, ctr)
 		run := Start(tr)
+		var wantReplaced []Replaced
 		for i, r := range tr.Results {
 			if i%2 == 0 {
+				wantReplaced = append(wantReplaced, Replaced{r, r.Text()})
 				run.SetText(r, "[ctx-test] replaced")
 				run.SetText(r, strings.Repeat("twice ", i)) // the first text is the one it had
 			}
 		}
 		rep := run.Report(ctr, "detail")
+		if !reflect.DeepEqual(rep.Replaced, wantReplaced) {
+			t.Errorf("%s: replaced %d results, want the %d with their first texts", testutil.Name(path), len(rep.Replaced), len(wantReplaced))
+		}
+		rep.Replaced = nil
 		after := Count(transcripttest.Parse(t, tr.Bytes()), ctr)
 		want := Report{Results: len(tr.Results), Changed: (len(tr.Results) + 1) / 2, Detail: "detail", Measured: true,
 			Tokens: Change{before.Tokens(), after.Tokens()}, ToolOutput: Change{before.ToolOutput(), after.ToolOutput()}}
-		if rep != want {
+		if !reflect.DeepEqual(rep, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", testutil.Name(path), rep, want)
 		}
 		if rep := Start(tr).Report(nil, ""); rep.Measured || rep.String() != "0 of "+strconv.Itoa(len(tr.Results))+" results changed" {

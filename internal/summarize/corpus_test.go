@@ -26,6 +26,8 @@ var configs = []struct {
 	{"defaults", tokens.Approx, Defaults(nil)},
 	{"lowered", tokens.Default, Options{Mode: ModeSummary, ProtectTokens: 2000}},
 	{"clear", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, ProtectTurns: 1, KeepMirrors: true}},
+	{"archived", tokens.Approx, Options{Mode: ModeSummary, ProtectTokens: 2000, Handle: invariant.Handles}},
+	{"clear-archived", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, Handle: invariant.Handles}},
 }
 
 // inputs are the fixtures and, where it is present, the corpus.
@@ -71,7 +73,12 @@ func TestInvariants(t *testing.T) {
 					return tr.Bytes(), nil
 				})
 				checkChanges(t, in, out, cfg.opts)
-				if cfg.name == "lowered" && rep.Results-rep.Kept.EditWrite-rep.Kept.Failed >= 10 && rep.Summarized == 0 {
+				if opts.Handle != nil {
+					if err := invariant.Cites(in, out, opts.Handle); err != nil {
+						t.Error(err)
+					}
+				}
+				if (cfg.name == "lowered" || cfg.name == "archived") && rep.Results-rep.Kept.EditWrite-rep.Kept.Failed >= 10 && rep.Summarized == 0 {
 					// Check's last run is on the input: rep is the first run's.
 					t.Errorf("nothing summarized with protection lowered: %+v", rep.Kept)
 				}

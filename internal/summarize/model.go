@@ -72,7 +72,7 @@ func (f *Filter) Prompts(t *transcript.Transcript) []Prompt {
 		if !strings.Contains(p.summary, "\n") {
 			return
 		}
-		_, o, _ := Rules{Cwd: t.Cwd}.summarize(p.r.Call, p.r.Text())
+		_, o, _ := f.rules(t).summarize(p.r.Call, p.r.Text())
 		if p.tokens <= f.ctr.Count(modelSummary(o, "", ""))+askOver {
 			return
 		}
@@ -170,7 +170,8 @@ func (f *Filter) WithAnswers(a *Answers) *Filter {
 
 // useAnswers puts a model's summary in place of the rules' (whose tokens
 // are after) where it has fewer tokens, and says why where it does not.
-func (f *Filter) useAnswers(cwd string, texts []string, plans []plan, after []int) {
+func (f *Filter) useAnswers(t *transcript.Transcript, texts []string, plans []plan, after []int) {
+	rules := f.rules(t)
 	parallel.For(len(plans), 8, func(i int) {
 		p := &plans[i]
 		if why, failed := f.answers.Failed[p.r.Index]; failed {
@@ -181,7 +182,7 @@ func (f *Filter) useAnswers(cwd string, texts []string, plans []plan, after []in
 		if !ok {
 			return // not asked
 		}
-		_, o, _ := Rules{Cwd: cwd}.summarize(p.r.Call, texts[p.r.Index])
+		_, o, _ := rules.summarize(p.r.Call, texts[p.r.Index])
 		s := modelSummary(o, f.answers.Model, answer)
 		if n := f.ctr.Count(s); n < after[i] {
 			p.summary, after[i], p.model = s, n, true

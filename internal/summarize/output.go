@@ -20,6 +20,9 @@ type output struct {
 	// must gathers, as a kind's summary is made, what any summary of the
 	// output must keep (model.go).
 	must *musts
+	// handle is the archive's handle of the output, which the marker line
+	// cites; "" for none.
+	handle string
 }
 
 // musts are what a summary of an output must keep, because the rules keep
@@ -31,8 +34,16 @@ type musts struct {
 	facts, errors, paths []string
 }
 
-func newOutput(c *transcript.Call, text, cwd string) output {
-	return output{call: c, cwd: cwd, body: outcome.Body(text), must: &musts{}}
+func newOutput(c *transcript.Call, text, cwd, handle string) output {
+	return output{call: c, cwd: cwd, body: outcome.Body(text), must: &musts{}, handle: handle}
+}
+
+// handleOf is a call's result's handle by h, or "" without one.
+func handleOf(h func(*transcript.Result) string, c *transcript.Call) string {
+	if h == nil || c.Result == nil {
+		return ""
+	}
+	return h(c.Result)
 }
 
 // status says how the call ended, as far as the transcript tells: "exit 0",
@@ -82,9 +93,9 @@ func (o output) target() string {
 }
 
 // line makes a summary: the marker line "[ctx-summarize] TOOL TARGET:
-// FACTS." and the detail after it. A marker line must not read as a
-// pointer ("call ID", docs/markers.md); a command or path that would is
-// moved to the next line.
+// FACTS." citing the output's handle, and the detail after it. A marker
+// line must not read as a pointer ("call ID", docs/markers.md); a command
+// or path that would is moved to the next line, with the facts.
 func (o output) line(facts []string, detail string) string {
 	var kept []string
 	for _, f := range facts {
@@ -96,7 +107,7 @@ func (o output) line(facts []string, detail string) string {
 	if t := o.target(); t != "" {
 		what += " " + t
 	}
-	text := what + ": " + strings.Join(kept, "; ") + "."
+	text := marker.Cite(what+": "+strings.Join(kept, "; ")+".", o.handle)
 	if strings.Contains(text, "call ") && len(marker.Refs(marker.Line("summarize", text))) > 0 {
 		text = o.call.Name + ":\n" + text
 	}

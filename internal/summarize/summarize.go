@@ -76,6 +76,10 @@ type Options struct {
 	// model: a longer one is cut to its head, the lines that say what
 	// failed and its tail. 0 sends outputs whole.
 	ModelInput int
+	// Handle gives the archive's handle of a result about to be
+	// summarized, which its summary's marker line cites; nil when there is
+	// no archive.
+	Handle marker.Handles
 }
 
 // Defaults are ctx-summarize's defaults, OpenCode's thresholds, counting
@@ -89,7 +93,7 @@ type Filter struct {
 	opts       Options
 	ctr        tokens.Counter
 	exclude    map[string]bool
-	summarizer func(cwd string) Summarizer
+	summarizer func(cwd string, handle func(*transcript.Result) string) Summarizer
 	answers    *Answers // a model's summaries (WithAnswers), or nil
 }
 
@@ -102,9 +106,13 @@ func New(opts Options) (*Filter, error) {
 	f := &Filter{opts: opts, ctr: ctr, exclude: map[string]bool{}}
 	switch opts.Mode {
 	case ModeSummary, "":
-		f.summarizer = func(cwd string) Summarizer { return Rules{Cwd: cwd} }
+		f.summarizer = func(cwd string, handle func(*transcript.Result) string) Summarizer {
+			return Rules{Cwd: cwd, Handle: handle}
+		}
 	case ModeClear:
-		f.summarizer = func(cwd string) Summarizer { return Clear{Cwd: cwd, Counter: ctr} }
+		f.summarizer = func(cwd string, handle func(*transcript.Result) string) Summarizer {
+			return Clear{Cwd: cwd, Handle: handle, Counter: ctr}
+		}
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
@@ -295,7 +303,7 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 			old = append(old, r)
 		}
 	}
-	sum := f.summarizer(t.Cwd)
+	sum := f.summarizer(t.Cwd, f.handles(t))
 	made := make([]plan, len(old))
 	parallel.For(len(old), 32, func(i int) {
 		if s, ok := sum.Summarize(old[i].Call, texts[old[i].Index]); ok {
@@ -313,7 +321,7 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 	k.NotShorter += len(made) - len(plans)
 	after := tokens.CountAll(f.ctr, summaries)
 	if f.answers != nil {
-		f.useAnswers(t.Cwd, texts, plans, after)
+		f.useAnswers(t, texts, plans, after)
 	}
 	shorter := plans[:0]
 	saved := 0
@@ -327,6 +335,21 @@ func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k 
 	}
 	k.NotShorter += len(plans) - len(shorter)
 	return shorter, saved
+}
+
+// handles gives the archive's handles of t's results, or nil without an
+// archive.
+func (f *Filter) handles(t *transcript.Transcript) func(*transcript.Result) string {
+	if f.opts.Handle == nil {
+		return nil
+	}
+	return func(r *transcript.Result) string { return f.opts.Handle(t, r) }
+}
+
+// rules is the rules' summarizer for t, which a model's summaries start
+// from.
+func (f *Filter) rules(t *transcript.Transcript) Rules {
+	return Rules{Cwd: t.Cwd, Handle: f.handles(t)}
 }
 
 // replace writes a summary in place of its result and, unless KeepMirrors,

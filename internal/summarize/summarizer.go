@@ -27,6 +27,9 @@ type Summarizer interface {
 // or failure, exit codes, counts).
 type Rules struct {
 	Cwd string // the session's working directory: paths under it are shown relative to it
+	// Handle gives the archive's handle of a result, which its summary
+	// cites; nil when there is no archive.
+	Handle func(*transcript.Result) string
 }
 
 // kindSummary summarizes one kind of output: the facts of the marker line
@@ -43,7 +46,7 @@ func (s Rules) Summarize(c *transcript.Call, text string) (string, bool) {
 // summarize is Summarize, and also returns the output it read, with what
 // any summary of it must keep.
 func (s Rules) summarize(c *transcript.Call, text string) (string, output, bool) {
-	o := newOutput(c, text, s.Cwd)
+	o := newOutput(c, text, s.Cwd, handleOf(s.Handle, c))
 	whole := shortLines
 	if c.Kind == tools.Read {
 		whole = readWhole
@@ -101,7 +104,8 @@ func pick(c *transcript.Call, body string) kindSummary {
 // Anthropic's context editing clears old tool results.
 type Clear struct {
 	Cwd     string
-	Counter tokens.Counter // for the tokens removed
+	Handle  func(*transcript.Result) string // as Rules.Handle
+	Counter tokens.Counter                  // for the tokens removed
 }
 
 // Summarize implements Summarizer.
@@ -109,7 +113,7 @@ func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
 	if c.Kind == tools.Edit || c.Kind == tools.Write || text == "" {
 		return "", false
 	}
-	o := newOutput(c, text, s.Cwd)
+	o := newOutput(c, text, s.Cwd, handleOf(s.Handle, c))
 	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
 	return o.line([]string{o.status(), removed}, ""), true
 }

@@ -25,6 +25,7 @@ func corpusOptions(t *testing.T) map[string]Options {
 		"keep-mirrors": {All: true, KeepMirrors: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 3, Counter: ctr}},
 		"no-matches":   {All: true, Rules: Rules{Max: 600, Head: 0, Tail: 100, Counter: ctr}},
 		"tokens":       {All: true, Rules: Rules{Max: 300, Head: 60, Tail: 60, TokenMode: true, KeepMatches: 20, Counter: ctr}},
+		"archived":     {All: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 20, Counter: ctr}, Handle: invariant.Handles},
 	}
 }
 
@@ -37,7 +38,7 @@ func corpusOptions(t *testing.T) map[string]Options {
 func TestCorpusInvariants(t *testing.T) {
 	files := testutil.FixturesAndCorpus(t)
 	for name, opts := range corpusOptions(t) {
-		if (testing.Short() || raceEnabled) && name != "default" && name != "all-small" {
+		if (testing.Short() || raceEnabled) && name != "default" && name != "archived" {
 			continue // every token is counted several times: slow under -race
 		}
 		for _, f := range files {
@@ -48,6 +49,11 @@ func TestCorpusInvariants(t *testing.T) {
 				}
 				out := invariant.Check(t, in, apply(opts))
 				checkCuts(t, in, out, opts)
+				if opts.Handle != nil {
+					if err := invariant.Cites(in, out, opts.Handle); err != nil {
+						t.Error(err)
+					}
+				}
 			})
 		}
 	}

@@ -57,6 +57,9 @@ type Rules struct {
 	// Failed is set for the output of a failed call: every error line of the
 	// middle is kept, beyond KeepMatches.
 	Failed bool
+	// Handle is the archive's handle of the text, which the marker line
+	// cites (marker.Cite); "" when there is no archive.
+	Handle string
 }
 
 // DefaultRules are the rules of ctx-truncate without flags.
@@ -136,11 +139,12 @@ func runeCount(s string) int {
 type cut struct {
 	h, t                        int
 	total, headRunes, tailRunes int
+	handle                      string // cited by the marker line
 }
 
 // plan chooses the head and tail.
 func (r Rules) plan(text string, total int) cut {
-	c := cut{total: total}
+	c := cut{total: total, handle: r.Handle}
 	size := func(s string) int { return utf8.RuneCountInString(s) }
 	if r.TokenMode {
 		size = r.Counter.Count
@@ -353,7 +357,7 @@ func (c cut) markerLine(text string, kept int) string {
 		b.WriteString(" (numbered)")
 	}
 	b.WriteByte('.')
-	return b.String()
+	return marker.Cite(b.String(), c.handle)
 }
 
 // The shape of a marker line, for IsCut.
@@ -362,7 +366,7 @@ var markerShape = func() *regexp.Regexp {
 	return regexp.MustCompile(`^\[ctx-truncate\] (` + n + `) chars?, ` + n + ` lines?; ` + n + ` chars? (?:` +
 		`\(` + n + ` lines?\) cut here; kept the first ` + n + ` and last ` + n + ` lines?` +
 		`|cut here, (?:inside line ` + n + `|from (?:inside )?line ` + n + ` to (?:inside )?line ` + n + `); kept the first ` + n + ` and last ` + n + ` chars?` +
-		`)(?: and ` + n + ` lines? that matters? \(numbered\))?\.$`)
+		`)(?: and ` + n + ` lines? that matters? \(numbered\))?(?:` + marker.CitationPattern + `)?\.$`)
 }()
 
 // MarkerPrefix starts every ctx-truncate marker line.
@@ -375,10 +379,23 @@ var MarkerPrefix = marker.Line("truncate", "")
 // its output changes nothing; a log that merely quotes a marker line of a
 // longer text is recognised too, and left whole, which is safe.
 func IsCut(text string) bool {
+	_, ok := findMarkerLine(text)
+	return ok
+}
+
+// Cited returns the handle that the marker line of a cut cites, or "": the
+// archive gives the whole output back by it.
+func Cited(text string) string {
+	line, _ := findMarkerLine(text)
+	return marker.Cited(line)
+}
+
+// findMarkerLine finds the marker line of a cut (IsCut).
+func findMarkerLine(text string) (string, bool) {
 	for off := 0; off < len(text); {
 		i := strings.Index(text[off:], MarkerPrefix)
 		if i < 0 {
-			return false
+			return "", false
 		}
 		i += off
 		off = i + len(MarkerPrefix)
@@ -395,8 +412,8 @@ func IsCut(text string) bool {
 		}
 		total, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 		if err == nil && total > runeCount(text) {
-			return true
+			return line, true
 		}
 	}
-	return false
+	return "", false
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
 
@@ -311,6 +312,35 @@ func TestIsCut(t *testing.T) {
 	} {
 		if !IsCut("head\n" + line + "\ntail") {
 			t.Errorf("IsCut does not know %q", line)
+		}
+		cited := marker.Cite(line, "toolu_01AB")
+		if !IsCut("head\n"+cited+"\ntail") || Cited("head\n"+cited+"\ntail") != "toolu_01AB" || Cited("head\n"+line+"\ntail") != "" {
+			t.Errorf("IsCut or Cited does not know %q", cited)
+		}
+	}
+}
+
+// TestCutCites: with a handle, the marker line cites it, in every shape of
+// cut; the cut is recognised, and a second cut changes nothing.
+func TestCutCites(t *testing.T) {
+	for _, text := range []string{numbered(40, "line %02d"), strings.Repeat("0123456789", 50), "a\n" + strings.Repeat("y", 500) + "\nb\n"} {
+		r := small()
+		r.Handle = "ctx_3f9a1c2b7d0e"
+		out, ok := Cut(text, r)
+		if !ok {
+			t.Fatalf("not cut: %.40q", text)
+		}
+		want, _ := Cut(text, small())
+		i := strings.Index(want, MarkerPrefix)
+		line, _, _ := strings.Cut(want[i:], "\n")
+		if !strings.Contains(out, "\n"+marker.Cite(line, r.Handle)+"\n") && !strings.HasPrefix(out, marker.Cite(line, r.Handle)) {
+			t.Errorf("the marker line does not cite the handle:\n%s", out)
+		}
+		if !IsCut(out) || Cited(out) != r.Handle {
+			t.Errorf("IsCut %v, Cited %q:\n%s", IsCut(out), Cited(out), out)
+		}
+		if again, ok := Cut(out, r); ok || again != out {
+			t.Errorf("a second cut changed it")
 		}
 	}
 }

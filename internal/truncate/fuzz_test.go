@@ -36,16 +36,16 @@ func fuzzSeeds(f *testing.F) []string {
 // FuzzCut checks the cutting function: valid UTF-8 in, valid UTF-8 out;
 // never longer, never more tokens (fewer in token mode); a text that is not
 // cut comes back as it was; the head is the text's own start; and Cut of
-// its output changes nothing.
+// its output changes nothing. With a handle, the cut cites it.
 func FuzzCut(f *testing.F) {
 	for i, s := range fuzzSeeds(f) {
-		f.Add(s, uint16(200), uint16(40), uint16(40), uint8(5), i%2 == 0, i%3 == 0)
+		f.Add(s, uint16(200), uint16(40), uint16(40), uint8(5), i%2 == 0, i%3 == 0, i%4 == 1)
 	}
 	ctr, err := tokens.New(tokens.Default)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, text string, max, head, tail uint16, keep uint8, failed, tokenMode bool) {
+	f.Fuzz(func(t *testing.T, text string, max, head, tail uint16, keep uint8, failed, tokenMode, cite bool) {
 		if len(text) > maxFuzzLen {
 			t.Skip() // tiktoken-go's merging is quadratic in a piece's length
 		}
@@ -56,6 +56,9 @@ func FuzzCut(f *testing.F) {
 			Failed: failed, TokenMode: tokenMode, Counter: ctr}
 		if tokenMode {
 			r.Max, r.Head, r.Tail = r.Max/4, r.Head/4, r.Tail/4
+		}
+		if cite {
+			r.Handle = "toolu_01MGqJNAucDoKPyZKrzvWLmx"
 		}
 		out, ok := Cut(text, r)
 		if !utf8.ValidString(out) {
@@ -73,8 +76,8 @@ func FuzzCut(f *testing.F) {
 		if n, m := ctr.Count(text), ctr.Count(out); m > n || tokenMode && m == n {
 			t.Fatalf("more tokens: %d → %d", n, m)
 		}
-		if !IsCut(out) {
-			t.Fatalf("the cut is not recognised:\n%s", out)
+		if !IsCut(out) || Cited(out) != r.Handle {
+			t.Fatalf("the cut is not recognised, or cites %q, not %q:\n%s", Cited(out), r.Handle, out)
 		}
 		i := strings.Index(out, MarkerPrefix)
 		if !strings.HasPrefix(text, strings.TrimSuffix(out[:i], "\n")) {

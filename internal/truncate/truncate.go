@@ -31,6 +31,10 @@ type Options struct {
 	// Measure fills the Report's token counts, with Rules.Counter: it costs
 	// a count of the whole transcript, so it is only done for --stats.
 	Measure bool
+	// Handle gives the archive's handle of a result about to be cut, which
+	// its marker line cites; nil when there is no archive. The copies of
+	// the output (mirrors) cite nothing: the model is not sent them.
+	Handle marker.Handles
 }
 
 // Filter is a validated set of options, ready to apply to transcripts.
@@ -85,7 +89,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 			todo = append(todo, r)
 		}
 	}
-	cuts := cutAll(todo, f.opts)
+	cuts := cutAll(t, todo, f.opts)
 	run := stats.Start(t)
 	mirrors := 0
 	for i, r := range todo {
@@ -120,7 +124,7 @@ type cutResult struct {
 
 // cutAll cuts the results on every core: Cut is pure, and each result's
 // text is its own. The transcript is changed afterwards, in order.
-func cutAll(rs []*transcript.Result, opts Options) []cutResult {
+func cutAll(t *transcript.Transcript, rs []*transcript.Result, opts Options) []cutResult {
 	out := make([]cutResult, len(rs))
 	work := func(i int) {
 		r := rs[i]
@@ -130,9 +134,16 @@ func cutAll(rs []*transcript.Result, opts Options) []cutResult {
 		}
 		rules := opts.Rules
 		rules.Failed = r.Failed()
+		if len(text) > rules.Max { // else Cut leaves it: no handle to find
+			rules.Handle = opts.Handle.Of(t, r)
+		}
 		if cut, ok := Cut(text, rules); ok {
 			out[i].text = cut
 		}
+		// The copies cite nothing: whether a cut of one is made must not
+		// depend on whether the result was cut in this run or an earlier
+		// one (a second run would cut what the first left).
+		rules.Handle = ""
 		if opts.KeepMirrors {
 			return
 		}

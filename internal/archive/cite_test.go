@@ -1,0 +1,112 @@
+package archive
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/truncate"
+)
+
+// citedCuts returns a cut that cites a handle, and one that cites none.
+func citedCuts() (cut, uncited string) {
+	long := strings.Repeat("ok  \texample.com/pkg\t0.01s\n", 40)
+	r := truncate.DefaultRules()
+	r.Max, r.Head, r.Tail = 200, 50, 50
+	uncited, _ = truncate.Cut(long, r)
+	r.Handle = "toolu_01CutXXXXXXXXXXXXXXXX"
+	cut, _ = truncate.Cut(long, r)
+	return cut, uncited
+}
+
+func TestCitation(t *testing.T) {
+	cut, uncited := citedCuts()
+	summary := marker.Cite(marker.Line("summarize", "Read a.go: 40 lines (400 chars)."), "toolu_01SumXXXXXXXXXXXXXXXX") + "\nline 1"
+	tr := transcripttest.Parse(t, []byte(`[
+{"role":"assistant","content":null,"tool_calls":[
+ {"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"}},
+ {"id":"call_2","type":"function","function":{"name":"bash","arguments":"{}"}},
+ {"id":"call_3","type":"function","function":{"name":"bash","arguments":"{}"}},
+ {"id":"call_4","type":"function","function":{"name":"bash","arguments":"{}"}},
+ {"id":"call_5","type":"function","function":{"name":"bash","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"call_1","content":"an output"},
+{"role":"tool","tool_call_id":"call_2","content":`+jsonString(summary)+`},
+{"role":"tool","tool_call_id":"call_3","content":`+jsonString(cut)+`},
+{"role":"tool","tool_call_id":"call_4","content":"[ctx-dedupe] Repeated bash call: identical to the result of call call_1 above; not repeated here."},
+{"role":"tool","tool_call_id":"call_5","content":`+jsonString(uncited)+`}]`))
+	// A marker is never replaced: it cites nothing for another.
+	want := []string{Handle(tr, tr.Results[0]), "", "toolu_01CutXXXXXXXXXXXXXXXX", "", ""}
+	if !strings.HasPrefix(want[0], HandlePrefix) {
+		t.Fatalf("the short call id has handle %q", want[0])
+	}
+	for i, r := range tr.Results {
+		if got := Citation(tr, r); got != want[i] {
+			t.Errorf("result %d: Citation = %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+// TestOriginals: the executions of replaced results carry the text they
+// had; a replaced text that was not an original output is left out.
+func TestOriginals(t *testing.T) {
+	cut, _ := citedCuts()
+	tr := transcripttest.Parse(t, []byte(`[
+{"role":"assistant","content":null,"tool_calls":[
+ {"id":"toolu_01AAAAAAAAAAAAAAAAAAAAAA","type":"function","function":{"name":"bash","arguments":"{\"command\":\"go test\"}"}},
+ {"id":"toolu_01BBBBBBBBBBBBBBBBBBBBBB","type":"function","function":{"name":"bash","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"toolu_01AAAAAAAAAAAAAAAAAAAAAA","content":"[ctx-summarize] bash: ok."},
+{"role":"tool","tool_call_id":"toolu_01BBBBBBBBBBBBBBBBBBBBBB","content":"[ctx-summarize] bash: ok."}]`))
+	execs := Originals(tr, []stats.Replaced{{Result: tr.Results[0], Before: "the whole output\n"}, {Result: tr.Results[1], Before: cut}})
+	if len(execs) != 1 {
+		t.Fatalf("%d executions, want 1", len(execs))
+	}
+	e := execs[0]
+	if e.Output != "the whole output\n" || e.Handle != "toolu_01AAAAAAAAAAAAAAAAAAAAAA" || e.Command != "go test" || e.Session != SessionKey(tr) {
+		t.Errorf("execution %+v", e)
+	}
+	if Originals(tr, nil) != nil {
+		t.Error("executions without replaced results")
+	}
+}
+
+// TestKeep: what Keep stores comes back by its handle; an execution the
+// archive holds under the same session and handle with another output is
+// refused, the same output is not.
+func TestKeep(t *testing.T) {
+	a := open(t)
+	e := Execution{Session: "s1", Handle: "toolu_01KeepXXXXXXXXXXXXXXX", CallID: "toolu_01KeepXXXXXXXXXXXXXXX", Tool: "bash", Output: "first\n"}
+	if err := a.Keep([]Execution{e}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Keep([]Execution{e}); err != nil {
+		t.Errorf("the same execution again: %v", err)
+	}
+	rec, err := a.Get(e.Handle, "")
+	if err != nil || *rec.Output != e.Output {
+		t.Fatalf("recalled %v, %v", rec.Output, err)
+	}
+	other := e
+	other.Output = "second\n"
+	if err := a.Keep([]Execution{other}); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), e.Handle) {
+		t.Errorf("another output under the same handle: %v, want ErrConflict naming it", err)
+	}
+	other.Session = "s2"
+	if err := a.Keep([]Execution{other}); err != nil {
+		t.Errorf("another session: %v", err)
+	}
+	// Two outputs under one handle in one run: the second is refused too.
+	first, second := e, other
+	first.Session, second.Session = "s3", "s3"
+	if err := a.Keep([]Execution{first, second}); !errors.Is(err, ErrConflict) {
+		t.Errorf("two outputs under one handle in one run: %v, want ErrConflict", err)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
