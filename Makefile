@@ -6,7 +6,7 @@ CMDS        := $(notdir $(wildcard cmd/ctx-*))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 EXAMPLE     := examples/session.jsonl
 
-.PHONY: all build demo test e2e lint bench bench-scale bench-archive fuzz install clean
+.PHONY: all build demo test e2e lint bench bench-scale bench-archive measure fuzz install clean
 
 all: build
 
@@ -19,7 +19,7 @@ build:
 demo: build
 	$(BIN)/ctx-dedupe --stats $(EXAMPLE) \
 	  | $(BIN)/ctx-truncate --stats \
-	  | $(BIN)/ctx-summarize --stats --protect-tokens 2000 --protect-turns 0 --min-savings 0 \
+	  | $(BIN)/ctx-summarize --stats --protect-calls 3 --min-savings 0 \
 	  | $(BIN)/ctx-count --before $(EXAMPLE)
 
 # Every test: units, golden files, corpus properties, command-level scripts,
@@ -50,6 +50,10 @@ bench-scale: build
 # archive of 100,000 executions (made once, ~1.4 GB of transcripts).
 bench-archive: build
 	scripts/bench-archive
+
+# The numbers of the docs, measured on the corpus (scripts/measure).
+measure:
+	scripts/measure
 
 # A short run of every fuzz target (FUZZTIME each).
 FUZZTIME ?= 20s

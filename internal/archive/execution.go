@@ -54,7 +54,8 @@ func Executions(t *transcript.Transcript, results []*transcript.Result) []Execut
 }
 
 // Originals returns the executions of the results a filter replaced, each
-// with the text it had before (stats.Report's Replaced), in order. A
+// with the text it had before (stats.Report's Replaced), and with the
+// arguments it had where the filter replaced those, in order. A
 // result whose text was not an original output either (a cut that was
 // then summarized) is left out.
 func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution {
@@ -65,6 +66,9 @@ func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution 
 	out := make([]Execution, 0, len(replaced))
 	for _, rp := range replaced {
 		if e, ok := execution(t, session, rp.Result, rp.Before); ok {
+			if rp.Input != "" {
+				e.Input = rp.Input // the arguments a filter left the text of an edit out of
+			}
 			out = append(out, e)
 		}
 	}

@@ -25,6 +25,9 @@ const (
 	ExitOK      = 0 // success
 	ExitFailure = 1 // bad input, or the work failed
 	ExitUsage   = 2 // bad flags or arguments
+	// ExitOverBudget: ctx-summarize --budget wrote the smallest history its
+	// rules reach, which is still over the budget.
+	ExitOverBudget = 3
 )
 
 // Version is the toolkit's version when a build sets it, as a packager
@@ -54,6 +57,9 @@ type Command struct {
 	Description string // what --help teaches: examples, what is counted...
 	Flags       []ucli.Flag
 	Run         func(e *Env) error
+	// MoreExitCodes are the command's own exit codes, after the ones every
+	// command shares, as lines of --help.
+	MoreExitCodes string
 }
 
 // Env is what a command runs with.
@@ -63,6 +69,7 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	failed         bool   // an input failed (fail): the run exits 1
+	overBudget     bool   // a history did not fit ctx-summarize's --budget: the run exits 3
 	input          Source // the input Each is working on
 }
 
@@ -128,7 +135,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesHelp,
+		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesHelp + cmd.MoreExitCodes,
 		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,
@@ -149,8 +156,11 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	err := app.Run(reorder(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd.Flags))
 	if err == nil || isBrokenPipe(err) {
-		if env.failed {
+		switch {
+		case env.failed:
 			return ExitFailure
+		case env.overBudget:
+			return ExitOverBudget
 		}
 		return ExitOK
 	}

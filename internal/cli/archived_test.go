@@ -2,14 +2,19 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
@@ -75,8 +80,45 @@ func checkArchived(t *testing.T, db string, in []byte, steps []filterStep) int {
 			t.Errorf("%s on the output changed it", step.cmd.Name)
 		}
 	}
+	return checkCitations(t, db, in, out)
+}
+
+// checkCitations checks out, the output of filters run with the archive db
+// over in: every result replaced cites a handle by which the archive gives
+// back its original text, byte for byte, and every call whose arguments
+// were stubbed (ctx-summarize --budget) cites one by which it gives back
+// its arguments. It returns how many results were replaced.
+func checkCitations(t *testing.T, db string, in, out []byte) int {
 	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	var a *archive.Archive
+	open := func() *archive.Archive {
+		if a == nil {
+			var err error
+			if a, err = archive.OpenReadOnly(db); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { a.Close() })
+		}
+		return a
+	}
+	for i, c := range after.Calls {
+		was := before.Calls[i]
+		if c.Input == was.Input {
+			continue
+		}
+		h := citedArguments.FindStringSubmatch(c.Input)
+		if h == nil {
+			t.Errorf("call %s: its arguments were replaced without a handle: %.200q", c.ID, c.Input)
+			continue
+		}
+		rec, err := open().Get(h[1], "")
+		switch {
+		case err != nil:
+			t.Errorf("call %s: %v", c.ID, err)
+		case string(rec.Args) != tools.Canonical(was.Input, was.InputIsText):
+			t.Errorf("call %s: ctx-recall %s gives the arguments %.100s, not the original %.100s", c.ID, h[1], rec.Args, was.Input)
+		}
+	}
 	replaced := 0
 	for i, r := range after.Results {
 		was := before.Results[i].Text()
@@ -89,14 +131,7 @@ func checkArchived(t *testing.T, db string, in []byte, steps []filterStep) int {
 			t.Errorf("result %d (call %s) was replaced without a handle: %.200q", i, r.CallID, r.Text())
 			continue
 		}
-		if a == nil {
-			var err error
-			if a, err = archive.OpenReadOnly(db); err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-		}
-		rec, err := a.Get(h, "")
+		rec, err := open().Get(h, "")
 		switch {
 		case err != nil:
 			t.Errorf("result %d (call %s): %v", i, r.CallID, err)
@@ -105,4 +140,81 @@ func checkArchived(t *testing.T, db string, in []byte, steps []filterStep) int {
 		}
 	}
 	return replaced
+}
+
+// citedArguments reads the handle a stubbed call's arguments cite
+// (marker.CiteArguments).
+var citedArguments = regexp.MustCompile(`its arguments: ctx-recall --json ([A-Za-z0-9_\-.:]+) \(or memory_query id=`)
+
+// TestArchivedBudget is TestArchivedFilters for ctx-summarize --budget, down
+// to a tenth of each history (which most cannot reach: every step is then
+// taken, and the exit status is 3): every result it replaces, and every
+// edit whose text it leaves out of the arguments, is given back by the
+// handle it cites; a second run changes nothing.
+func TestArchivedBudget(t *testing.T) {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "archive.db")
+	replaced, stubbed := 0, 0
+	edits := filepath.Join(t.TempDir(), "edits.json")
+	if err := os.WriteFile(edits, editSession(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := append([]string{filepath.Join(testutil.Root(t), "examples", "session.jsonl"), edits}, testutil.FixturesAndCorpus(t)...)
+	for _, path := range files {
+		t.Run(testutil.Name(path), func(t *testing.T) {
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			budget := fmt.Sprint(max(1, stats.Count(transcripttest.Parse(t, in), ctr).Tokens()/10))
+			run := func(in []byte) []byte {
+				var stdout, stderr bytes.Buffer
+				argv := []string{Summarize.Name, "--archive", db, "--encoding", "approx", "--budget", budget, "-"}
+				if code := Run(Summarize, argv, bytes.NewReader(in), &stdout, &stderr); code != ExitOK && code != ExitOverBudget {
+					t.Fatalf("exit %d: %s", code, stderr.String())
+				}
+				return stdout.Bytes()
+			}
+			out := run(in)
+			if err := invariant.Compare(in, out); err != nil {
+				t.Fatalf("output against input: %v", err)
+			}
+			if again := run(out); !bytes.Equal(again, out) {
+				t.Error("a second run changed the output")
+			}
+			replaced += checkCitations(t, db, in, out)
+			for _, c := range transcripttest.Parse(t, out).Calls {
+				if tools.IsStub(c.Input) {
+					stubbed++
+				}
+			}
+		})
+	}
+	if replaced == 0 || stubbed == 0 {
+		t.Errorf("%d results replaced and %d edits stubbed in all the files: the test needs some of both", replaced, stubbed)
+	}
+}
+
+// editSession is an OpenAI transcript whose old edits of a.go rewrite
+// long texts, and whose last edit, of b.go, is the loop that stays.
+func editSession() []byte {
+	var msgs []string
+	call := func(id, name, args, out string) {
+		msgs = append(msgs,
+			fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":%q}}]}`, id, name, args),
+			fmt.Sprintf(`{"role":"tool","tool_call_id":%q,"content":%q}`, id, out))
+	}
+	msgs = append(msgs, `{"role":"user","content":"rename the helpers"}`)
+	long := strings.Repeat("func helper() { return compute(a, b, c) }\n", 40)
+	call("call_read_a_0001", "read_file", `{"path":"a.go"}`, long)
+	for i := range 3 {
+		args := fmt.Sprintf(`{"path":"a.go","intent":"rename helper %d","old_string":%q,"new_string":%q}`, i, long, strings.ReplaceAll(long, "helper", "assist"))
+		call(fmt.Sprintf("call_edit_a_000%d", i), "edit_file", args, "ok")
+	}
+	call("call_read_b_0001", "read_file", `{"path":"b.go"}`, long)
+	call("call_edit_b_0001", "edit_file", fmt.Sprintf(`{"path":"b.go","old_string":%q,"new_string":"x"}`, long), "ok")
+	return []byte("[\n" + strings.Join(msgs, ",\n") + "\n]\n")
 }

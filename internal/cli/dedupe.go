@@ -18,20 +18,27 @@ format is detected) from FILE or stdin, and writes it back in the same format wi
 repeated reads of a file replaced: agents read the same file again and again, after an
 edit, after a compaction, out of caution.
 
-Reads of the same file (relative or absolute under the session's directory) and the same
-lines (Read's offset/limit, view_range, sed -n 'a,bp', head -n, tail -n, cat) are grouped.
-Of each group the first and the last read stay whole, and with more than --max-reads
-reads, --max-reads - 2 more, evenly spaced. Each read in between is replaced when what it
-said is still above, whole:
-  - identical to a whole read above: a pointer to that read;
-  - changed since the last whole read (the file was edited): a unified diff against that
-    read, when it is shorter than the content (line numbers are stripped before diffing);
-  - else it stays whole, and later reads can point at it.
+Reads of the same file (relative or absolute under the session's directory) are compared,
+whatever tool made them: Read (offset/limit), view_range, cat, cat -n, nl -ba, sed -n 'a,bp',
+head -n, tail -n, SWE-agent's open/goto windows. A read that may be replaced is:
+  - identical to a whole read of the same lines: a pointer to that read;
+  - made of lines a whole read of the file showed, the same (50-120 after 1-200, a tail
+    after a cat): a pointer to those lines of that read;
+  - changed since the last whole read of its lines (the file was edited): a unified diff
+    against that read, when it is shorter than the content (line numbers are stripped
+    before diffing);
+  - else it stays whole, and the reads after it can point at it.
+--keep chooses the reads that stay whole. seed (the default): pointers point up; of the
+reads of one file and range the first and the last may not become diffs, nor, with more
+than --max-reads reads, --max-reads - 2 more, evenly spaced. latest: the newest read of
+each file and range stays whole and the earlier ones point down at later reads, or are
+diffs against them (OpenCode's dynamic context pruning).
 Failed reads stay whole, and are never pointed at. So do results that other filters replaced
 ([ctx-...] markers) and results that their markers point at.
 
 A replaced result starts with a marker that names the call it points at:
    [ctx-dedupe] Re-read of src/app.go (lines 1-200; 5,328 chars, 120 lines): identical to the result of call toolu_01AB above; content not repeated here.
+   [ctx-dedupe] Re-read of src/app.go (lines 50-120; 2,113 chars, 71 lines): the same text as lines 50-120 of the file in the result of call toolu_01AB above; content not repeated here.
    [ctx-dedupe] Re-read of src/app.go (5,360 chars, 121 lines): changed since the result of call toolu_01AB above; content not repeated here, only a unified diff against it follows (line numbers stripped).
    [ctx-dedupe] Repeated Bash call (git status), 1,204 chars, 12 lines of output: identical to the result of call toolu_01CD above; not repeated here.
 Copies of a replaced output that the format keeps beside the result (Claude Code's
@@ -45,8 +52,11 @@ pointer to it (docs/hooks.md, examples/hooks).
 EXAMPLES:
    ctx-dedupe session.jsonl > smaller.jsonl
    ctx-dedupe --stats -i ~/.claude/projects/*/*.jsonl
+   ctx-dedupe --keep latest < s.jsonl > smaller.jsonl
    ctx-dedupe --all-tools --keep-recent 10 < s.jsonl | ctx-truncate | ctx-count`,
 	Flags: FilterFlags(
+		&ucli.StringFlag{Name: "keep", Value: string(dedupe.KeepSeed), EnvVars: []string{"CTX_KEEP"},
+			Usage: "the reads that stay whole: `RULE` seed (the first and last of each range, and samples; pointers point up) or latest (the newest; earlier reads point down)"},
 		&ucli.IntFlag{Name: "max-reads", Value: dedupe.DefaultMaxReads, EnvVars: []string{"CTX_MAX_READS"},
 			Usage: "keep at most `N` reads of a file and range whole by their count: the first, the last, and N-2 evenly spaced in between"},
 		&ucli.BoolFlag{Name: "no-diff", EnvVars: []string{"CTX_NO_DIFF"},
@@ -71,6 +81,7 @@ func runDedupe(e *Env) error {
 		return err
 	}
 	f, err := dedupe.New(dedupe.Options{
+		Keep:        dedupe.Keep(e.String("keep")),
 		MaxReads:    e.Int("max-reads"),
 		NoDiff:      e.Bool("no-diff"),
 		AllTools:    e.Bool("all-tools"),

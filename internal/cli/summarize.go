@@ -2,11 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -20,26 +24,40 @@ FILE or stdin and writes it back in the same format, with each old tool result r
 summary made for its kind. A summary keeps what must never be lost: the command or path, success
 or failure and the exit code, error lines, counts and file paths.
 
-   list (Glob, LS, ls, find)     files and directories, and a few of their paths
+   list (Glob, LS, ls, find)     files and directories, and up to 30 of their paths
    tree                          tree's counts and the top-level entries
    read (Read, cat, sed -n)      up to 20 lines whole, else the first and last 10
    git status                    the branch, and the staged, modified and untracked paths
    git diff, log, show           commits, files changed with +/- counts, the first 300 chars
-   search (Grep, grep, rg)       matches and files, and the first 3 matches
-   shell (Bash, exec_command)    the test counts (45 passed, 2 failed), the last error
-                                 lines, the last 3 lines
+   search (Grep, grep, rg)       matches and files (up to 30), and the first 3 matches
+   shell (Bash, exec_command)    the test counts (45 passed, 2 failed), every line that
+                                 says what went wrong, the last 3 lines, the paths named
    web (WebFetch, curl)          the URL or query and the first 5 lines
    code maps (repo_map, …)       the files and the first 500 chars
    anything else                 the first and last 5 lines
 
 Never summarized: edits and writes, failed calls, results that another filter's marker points
-at or that already start with a [ctx-…] marker, short outputs (10 lines, 20 for a read), and
-the protected recent work. Old means outside every protected window: the last --keep-recent
-results, the results of the last --protect-turns user turns, and the most recent tool output
-up to --protect-tokens (the result that crosses it included). Nothing changes unless the
-history is over --trigger tokens and the summaries save at least --min-savings tokens: with
-the defaults, a short session is left as it is. --mode clear writes one line instead of a
-summary. See docs/summarize.md.
+at or that already start with a [ctx-…] marker, short outputs (10 lines, 20 for a read), the
+latest read of each file (its most recent state; --summarize-latest-reads lets it go), and the
+protected recent work. Old means outside every protected window: the last --keep-recent
+results, the results of the last --protect-turns user turns (OpenCode's rule; off by
+default: an autonomous run of a few prompts would keep everything), and the recent work: the
+last --protect-calls results or the last --protect-tokens tokens of tool output, whichever
+holds fewer (the result that crosses the tokens included). Nothing changes unless the history
+is over --trigger tokens and the summaries save at least --min-savings tokens. --mode clear
+writes one line instead of a summary (and the lines that say what went wrong).
+
+With --budget, the windows and --min-savings play no part: when the whole history (as ctx-count
+counts it) is over the budget, old results are replaced, the cheapest loss first, until it
+fits: 1. summaries, oldest first; 2. one-line clears, oldest first; 3. old edit runs
+compressed: the text an edit changed leaves its arguments, which keep the file and the intent,
+and the run's first result lists its edits with what each did; 4. the latest reads of files.
+Never touched: failed results and the lines that say what went wrong, the last --keep-recent
+results (3 under a budget), and the active edit loop (the file of the last edit from its
+latest read before it, and the files edited since: their latest reads, their edits, the runs
+that checked them). When even that cannot fit, the smallest history the rules reach is written,
+one line on stderr says where its tokens are, and the exit status is 3. --budget and --trigger
+take a share of --window (75%, PatchPal's COMPACT_THRESHOLD). See docs/summarize.md.
 
 A summary starts with a marker line, then the lines it kept:
 
@@ -66,6 +84,8 @@ EXAMPLES:
    ctx-summarize session.jsonl > smaller.jsonl
    ctx-summarize --protect-tokens 8000 --protect-turns 1 --min-savings 0 --stats s.jsonl
    ctx-summarize --mode clear --keep-recent 3 -i ~/.claude/projects/*/*.jsonl
+   ctx-summarize --budget 30k --stats s.jsonl > fits.jsonl      # exit 3 when it cannot
+   ctx-summarize --window 200k --trigger 75% --budget 50% s.jsonl
    ctx-dedupe < s.jsonl | ctx-truncate | ctx-summarize | ctx-count --before s.jsonl
    ctx-summarize --llm --stats s.jsonl > smaller.jsonl              # Ollama on localhost
    ctx-summarize --llm --llm-url https://api.openai.com/v1 --llm-model gpt-4o-mini \
@@ -75,15 +95,23 @@ The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats p
 a file on stderr; --json prints that report as JSON on stderr instead.`,
 	Flags: append(FilterFlags(
 		&ucli.IntFlag{Name: "protect-tokens", Value: summarize.Defaults(nil).ProtectTokens, EnvVars: []string{"CTX_PROTECT_TOKENS"},
-			Usage: "keep whole the most recent tool output, up to `N` tokens; 0: off"},
+			Usage: "keep whole the recent work: the most recent tool output up to `N` tokens, at most --protect-calls results; 0: no limit in tokens (both 0: no such window)"},
+		&ucli.IntFlag{Name: "protect-calls", Value: summarize.Defaults(nil).ProtectCalls, EnvVars: []string{"CTX_PROTECT_CALLS"},
+			Usage: "keep whole the recent work: the last `N` tool results, at most --protect-tokens tokens of them; 0: no limit in results (both 0: no such window)"},
 		&ucli.IntFlag{Name: "protect-turns", Value: summarize.Defaults(nil).ProtectTurns, EnvVars: []string{"CTX_PROTECT_TURNS"},
-			Usage: "keep whole the results of the last `N` user turns; 0: off"},
+			Usage: "keep whole the results of the last `N` user turns (OpenCode's rule: 2); 0: off"},
+		&ucli.BoolFlag{Name: "summarize-latest-reads", EnvVars: []string{"CTX_SUMMARIZE_LATEST_READS"},
+			Usage: "let the latest read of a file be summarized too; by default it stays whole, as the file's most recent state"},
 		&ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"},
-			Usage: "keep whole the last `N` tool results; 0: off"},
+			Usage: "keep whole the last `N` tool results; 0: off (3 under a --budget)"},
 		&ucli.IntFlag{Name: "min-savings", Value: summarize.Defaults(nil).MinSavings, EnvVars: []string{"CTX_MIN_SAVINGS"},
 			Usage: "change nothing unless the summaries save at least `N` tokens"},
-		&ucli.IntFlag{Name: "trigger", EnvVars: []string{"CTX_TRIGGER"},
-			Usage: "change nothing unless the history has more than `N` tokens; 0: off"},
+		&ucli.StringFlag{Name: "trigger", Value: "0", EnvVars: []string{"CTX_TRIGGER"},
+			Usage: "change nothing unless the history has more than `N` tokens (30000, 140k) or that share of --window (75%); 0: off"},
+		&ucli.StringFlag{Name: "budget", Value: "0", EnvVars: []string{"CTX_BUDGET"},
+			Usage: "when the history has more than `N` tokens (30000, 140k) or that share of --window (70%), replace old results, the cheapest loss first, until it fits; exit status 3 when it cannot; 0: off"},
+		&ucli.StringFlag{Name: "window", Value: textfmt.Int(defaultWindow), EnvVars: []string{"CTX_WINDOW"},
+			Usage: "the model's context window in `N` tokens, of which --budget and --trigger can be shares"},
 		&ucli.StringSliceFlag{Name: "exclude-tools", EnvVars: []string{"CTX_EXCLUDE_TOOLS"},
 			Usage: "never summarize the results of the tools `NAME,...` (any case); repeatable"},
 		&ucli.StringFlag{Name: "mode", Value: string(summarize.ModeSummary), EnvVars: []string{"CTX_MODE"},
@@ -95,6 +123,9 @@ a file on stderr; --json prints that report as JSON on stderr instead.`,
 		EncodingFlag,
 	), llmFlags...),
 	Run: runSummarize,
+	MoreExitCodes: `
+   3  --budget: a history does not fit the budget; the smallest history the rules reach is
+      written, and one line on stderr says where its tokens are`,
 }
 
 // summarizeReport is ctx-summarize's --json output.
@@ -113,19 +144,41 @@ func runSummarize(e *Env) error {
 	if err != nil {
 		return err
 	}
+	window, err := tokenAmount("window", e.String("window"), 0)
+	if e.String("window") == "" { // an empty CTX_WINDOW
+		window = defaultWindow
+	}
+	if err != nil {
+		return err
+	}
+	trigger, err := tokenAmount("trigger", e.String("trigger"), window)
+	if err != nil {
+		return err
+	}
+	budget, err := tokenAmount("budget", e.String("budget"), window)
+	if err != nil {
+		return err
+	}
+	keepRecent := e.Int("keep-recent")
+	if budget > 0 && !e.IsSet("keep-recent") {
+		keepRecent = budgetKeepRecent
+	}
 	opts := summarize.Options{
-		Counter:       ctr,
-		Measure:       e.Bool(StatsFlag.Name),
-		Mode:          summarize.Mode(e.String("mode")),
-		ProtectTokens: e.Int("protect-tokens"),
-		ProtectTurns:  e.Int("protect-turns"),
-		KeepRecent:    e.Int("keep-recent"),
-		MinSavings:    e.Int("min-savings"),
-		Trigger:       e.Int("trigger"),
-		ExcludeTools:  e.StringSlice("exclude-tools"),
-		KeepMirrors:   e.Bool("keep-mirrors"),
-		ModelInput:    e.Int("llm-max-input"),
-		Handle:        e.Handles(),
+		Counter:              ctr,
+		Measure:              e.Bool(StatsFlag.Name),
+		Mode:                 summarize.Mode(e.String("mode")),
+		ProtectTokens:        e.Int("protect-tokens"),
+		ProtectCalls:         e.Int("protect-calls"),
+		ProtectTurns:         e.Int("protect-turns"),
+		SummarizeLatestReads: e.Bool("summarize-latest-reads"),
+		KeepRecent:           keepRecent,
+		MinSavings:           e.Int("min-savings"),
+		Trigger:              trigger,
+		Budget:               budget,
+		ExcludeTools:         e.StringSlice("exclude-tools"),
+		KeepMirrors:          e.Bool("keep-mirrors"),
+		ModelInput:           e.Int("llm-max-input"),
+		Handle:               e.Handles(),
 	}
 	f, err := summarize.New(opts)
 	if err != nil {
@@ -138,6 +191,9 @@ func runSummarize(e *Env) error {
 		}
 		if opts.Mode == summarize.ModeClear {
 			return Usagef("--llm writes summaries; --mode clear writes one line without a model")
+		}
+		if budget > 0 {
+			return Usagef("--llm does not go with --budget yet: a budget takes the rules' summaries")
 		}
 		if model, err = e.newModelRun(); err != nil {
 			return err
@@ -166,6 +222,10 @@ func runSummarize(e *Env) error {
 			r.File = e.InputName()
 			report.Files = append(report.Files, r)
 		}
+		if b := r.Budget; b != nil && b.Over() {
+			e.overBudget = true
+			e.note(e.InputName() + ": " + b.Why())
+		}
 		return r.Stats, nil
 	})
 	if err != nil || !asJSON {
@@ -174,4 +234,36 @@ func runSummarize(e *Env) error {
 	enc := json.NewEncoder(e.Stderr)
 	enc.SetIndent("", "  ")
 	return enc.Encode(report)
+}
+
+// defaultWindow is --window's default: Claude's context window.
+const defaultWindow = 200000
+
+// budgetKeepRecent is --keep-recent under a budget, when not given: the
+// last results are what the agent just did (Anthropic's context editing
+// keeps 3 tool uses).
+const budgetKeepRecent = 3
+
+// tokenAmount reads a number of tokens as a flag gives it: 30000, 30,000,
+// 140k, 1.5m, or with a window, a share of it: 70%. Empty is 0.
+func tokenAmount(flag, s string, window int) (int, error) {
+	v := strings.ReplaceAll(strings.TrimSpace(s), ",", "")
+	mult := 1.0
+	switch {
+	case v == "":
+		return 0, nil
+	case strings.HasSuffix(v, "%") && window > 0:
+		v, mult = strings.TrimSuffix(v, "%"), float64(window)/100
+	case strings.HasSuffix(v, "%"):
+		return 0, Usagef("--%s %s: a share needs a --window", flag, s)
+	case strings.HasSuffix(v, "k"), strings.HasSuffix(v, "K"):
+		v, mult = v[:len(v)-1], 1e3
+	case strings.HasSuffix(v, "m"), strings.HasSuffix(v, "M"):
+		v, mult = v[:len(v)-1], 1e6
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) || n*mult > math.MaxInt32 {
+		return 0, Usagef("--%s %s: want a number of tokens (30000, 140k) or a share of --window (70%%)", flag, s)
+	}
+	return int(math.Round(n * mult)), nil
 }

@@ -69,7 +69,8 @@ type FileRead struct {
 	Path   string `json:"path"`
 	Reads  int    `json:"reads"`
 	Tokens int    `json:"tokens"`
-	// RereadTokens are the tokens of reads of a range already read before.
+	// RereadTokens are the tokens of reads of lines already read before:
+	// an earlier read's range holds the read's (tools.Range.Contains).
 	RereadTokens int `json:"reread_tokens"`
 	// DedupeTokens is what ctx-dedupe with its defaults saves on this
 	// file's reads: not every re-read can be replaced (the first and last
@@ -177,23 +178,27 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 }
 
 // reads says, result by result, which file a successful read read ("" for
-// any other result), and whether it read a range of it already read before.
+// any other result), and whether an earlier read of it read all of its
+// lines: a range its range holds.
 func reads(t *transcript.Transcript) (paths []string, again []bool) {
-	type readKey struct {
-		path string
-		rng  tools.Range
-	}
 	paths, again = make([]string, len(t.Results)), make([]bool, len(t.Results))
-	seen := map[readKey]bool{}
+	seen := map[string][]tools.Range{} // the ranges read of each file
 	for i, r := range t.Results {
 		c := r.Call
 		if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
 			continue
 		}
 		if p := c.Args.File(t.Cwd); p != "" {
-			k := readKey{path: p, rng: c.Args.Range}
-			paths[i], again[i] = p, seen[k]
-			seen[k] = true
+			paths[i] = p
+			for _, rng := range seen[p] {
+				if rng.Contains(c.Args.Range) {
+					again[i] = true
+					break
+				}
+			}
+			if !again[i] {
+				seen[p] = append(seen[p], c.Args.Range)
+			}
 		}
 	}
 	return paths, again

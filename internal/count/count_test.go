@@ -96,7 +96,8 @@ func TestSums(t *testing.T) {
 }
 
 func TestRereads(t *testing.T) {
-	// a.go read whole twice, then lines 1-10 once, then a failed read; b.go once.
+	// a.go read whole twice, then lines 1-10 once (which the whole reads
+	// hold), then a failed read; b.go once.
 	in := `[
 {"role":"assistant","content":[
  {"type":"tool_use","id":"r1","name":"Read","input":{"file_path":"/w/a.go"}},
@@ -116,7 +117,7 @@ func TestRereads(t *testing.T) {
 	approx, _ := tokens.New(tokens.Approx)
 	r := Count(tr, approx, -1)
 	want := []FileRead{
-		{Path: "a.go", Reads: 3, Tokens: 4 + 4 + 1, RereadTokens: 4},
+		{Path: "a.go", Reads: 3, Tokens: 4 + 4 + 1, RereadTokens: 4 + 1},
 		{Path: "b.go", Reads: 1, Tokens: 3},
 	}
 	if len(r.FilesRead) != len(want) {

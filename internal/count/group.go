@@ -87,7 +87,7 @@ type Group struct {
 	Share            float64 `json:"share"` // of all the tokens counted
 	ToolOutputTokens int     `json:"tool_output_tokens"`
 	ToolOutputShare  float64 `json:"tool_output_share"` // of the group's tokens
-	// RereadTokens are the tokens of reads of a range already read before
+	// RereadTokens are the tokens of reads of lines already read before
 	// in the same transcript; DedupeTokens what ctx-dedupe with its
 	// defaults saves of them.
 	RereadTokens int         `json:"reread_tokens"`

@@ -157,7 +157,7 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 			p.line("  ... and %s more files read, %s tokens", textfmt.Int(rest), textfmt.Int(restTokens))
 		}
 		if reread > 0 || t.DedupeTokens > 0 {
-			p.line("  %s tokens re-read a range already read; ctx-dedupe saves %s of them.", textfmt.Int(reread), textfmt.Int(t.DedupeTokens))
+			p.line("  %s tokens re-read lines already read; ctx-dedupe saves %s of them.", textfmt.Int(reread), textfmt.Int(t.DedupeTokens))
 		}
 	}
 	return p.err

@@ -9,10 +9,12 @@ package dedupe
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -22,6 +24,9 @@ import (
 
 // Options are ctx-dedupe's settings.
 type Options struct {
+	// Keep is the rule that chooses the reads that stay whole; "" is
+	// KeepSeed.
+	Keep Keep
 	// MaxReads is how many reads of one file and range the count rule keeps
 	// whole: the first, the last, and MaxReads-2 evenly spaced in between
 	// when there are more than MaxReads. At least 2.
@@ -69,6 +74,8 @@ func New(opts Options) (*Filter, error) {
 		return nil, errors.New("keep-recent must be 0 or more")
 	case opts.Counter == nil:
 		return nil, errors.New("dedupe: no token counter")
+	case opts.Keep != "" && opts.Keep != KeepSeed && opts.Keep != KeepLatest:
+		return nil, fmt.Errorf("keep must be seed or latest, not %q", opts.Keep)
 	}
 	return &Filter{opts: opts}, nil
 }
@@ -78,16 +85,31 @@ type Kind int
 
 // The kinds of replacement.
 const (
-	Pointer Kind = iota // a re-read identical to an earlier read
-	Diff                // a re-read that changed: a diff against an earlier read
+	Pointer Kind = iota // a re-read identical to a whole read of the same range
+	Diff                // a re-read that changed: a diff against a whole read of the same range
 	Repeat              // a repeated call with identical output (AllTools)
+	Covered             // a read whose lines a whole read of another range shows, the same
+)
+
+// Keep is the rule that chooses which reads of a file stay whole.
+type Keep string
+
+// The rules.
+const (
+	// KeepSeed keeps the first and the last read of every range whole, and
+	// samples between them (MaxReads); the others point up or are diffs.
+	KeepSeed Keep = "seed"
+	// KeepLatest keeps the newest read of a file whole: the earlier ones
+	// point down at a later read, or are diffs against it (OpenCode's
+	// dynamic context pruning).
+	KeepLatest Keep = "latest"
 )
 
 // Change is one result to replace.
 type Change struct {
 	Result *transcript.Result
 	Kind   Kind
-	Base   *transcript.Result // the whole result above that it points at
+	Base   *transcript.Result // the whole result it points at: above it, or below with KeepLatest
 	Text   string             // what replaces its text: the marker line, and a diff after it
 	Line   string             // the marker line alone, which replaces its mirrors
 }
@@ -150,7 +172,7 @@ func (r Plan) detail() string {
 	for _, k := range []struct {
 		kind      Kind
 		one, many string
-	}{{Pointer, "pointer", "pointers"}, {Diff, "diff", "diffs"}, {Repeat, "repeated call", "repeated calls"}} {
+	}{{Pointer, "pointer", "pointers"}, {Covered, "covered read", "covered reads"}, {Diff, "diff", "diffs"}, {Repeat, "repeated call", "repeated calls"}} {
 		if n := r.Count(k.kind); n > 0 {
 			kinds = append(kinds, textfmt.Plural(n, k.one, k.many))
 		}
@@ -182,64 +204,160 @@ type readKey struct {
 	rng  tools.Range
 }
 
-// reads replaces the re-reads of every file and range.
+// fileRead is one read of a file, as the walk over the file's reads sees it.
+type fileRead struct {
+	r     *transcript.Result
+	rng   tools.Range
+	whole bool // the count rule keeps it whole (KeepSeed)
+	// lines and first are the file's lines the read shows and the number
+	// of the first (0: unknown, a tail), read from its output when first
+	// needed (shown).
+	lines  []string
+	first  int
+	parsed bool
+}
+
+// shown returns the lines of the file the read shows, and the number of the
+// first: from the line numbers the output carries (a numbered read,
+// SWE-agent's viewer), else from where the call's range starts.
+func (x *fileRead) shown() ([]string, int) {
+	if !x.parsed {
+		x.parsed = true
+		text := x.r.Text()
+		if w, ok := tools.ParseWindow(text); ok {
+			x.lines, x.first = w.Lines, w.First
+		} else if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
+			x.first = max(x.rng.Start, 1)
+		}
+	}
+	return x.lines, x.first
+}
+
+// reads replaces the re-reads of every file.
 func (a *apply) reads() {
-	groups := map[readKey][]*transcript.Result{}
-	var order []readKey
-	files := map[string]bool{}
+	byFile := map[string][]*fileRead{}
+	var order []string
 	for _, r := range a.t.Results {
 		c := r.Call
 		if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
 			continue // a continuation is more output of a read, not a read
 		}
-		k := readKey{file: c.Args.File(a.t.Cwd), rng: c.Args.Range}
-		if k.file == "" {
+		file := c.Args.File(a.t.Cwd)
+		if file == "" {
 			continue
 		}
-		if groups[k] == nil {
-			order = append(order, k)
+		if byFile[file] == nil {
+			order = append(order, file)
 		}
-		groups[k] = append(groups[k], r)
-		files[k.file] = true
+		byFile[file] = append(byFile[file], &fileRead{r: r, rng: c.Args.Range})
 		a.plan.Reads++
 	}
-	a.plan.Files = len(files)
-	for _, k := range order {
-		if rs := groups[k]; len(rs) > 2 {
-			a.rereads(k, rs)
+	a.plan.Files = len(order)
+	for _, file := range order {
+		if rs := byFile[file]; len(rs) > 1 {
+			a.rereads(file, rs)
 		}
 	}
 }
 
-// rereads walks the reads of one file and range in order. The count rule
-// says which may be replaced; one that may is replaced by a pointer when a
-// whole read above is identical, else by a diff against the last whole read
-// above, when that is shorter; else it stays whole, and later reads can
-// point at it.
-func (a *apply) rereads(k readKey, rs []*transcript.Result) {
-	whole := wholeByCount(len(rs), a.opts.MaxReads)
-	byText := map[string]*transcript.Result{} // the last whole read with this text
-	var last *transcript.Result               // the last whole read
-	for i, r := range rs {
-		if a.skip(r) {
-			continue
+// rereads walks the reads of one file: in transcript order with the seed
+// rule, from the last with KeepLatest. A read that may be replaced becomes
+// a pointer when a whole read met before it in the walk (above it, or
+// below it with KeepLatest) has the same range and text; else a pointer to
+// the lines of a whole read that shows all of its lines, the same; else,
+// when the rule allows, a diff against the nearest whole read of its range.
+// Otherwise it stays whole, and the reads met after it can point at it.
+func (a *apply) rereads(file string, rs []*fileRead) {
+	latest := a.opts.Keep == KeepLatest
+	if !latest {
+		byRange := map[tools.Range][]*fileRead{}
+		for _, x := range rs {
+			byRange[x.rng] = append(byRange[x.rng], x)
 		}
-		text := r.Text()
-		if !whole[i] && a.mayReplace(r) {
-			if base := byText[text]; base != nil {
-				if a.replace(r, Pointer, base, pointerLine(k.file, k.rng, text, base.CallID), "") {
-					continue
-				}
-			} else if last != nil && !a.opts.NoDiff {
-				diff, stripped := unifiedDiff(oneLine(k.file, 160), last.Text(), text)
-				if a.replace(r, Diff, last, diffLine(k.file, k.rng, text, last.CallID, stripped), diff) {
-					continue
-				}
+		for _, group := range byRange {
+			for i, w := range wholeByCount(len(group), a.opts.MaxReads) {
+				group[i].whole = w
 			}
 		}
-		byText[text] = r
-		last = r
+	} else {
+		rs = slices.Clone(rs)
+		slices.Reverse(rs)
 	}
+	var kept []*fileRead                         // the whole reads met so far, nearest last
+	byText := map[readKey]map[string]*fileRead{} // the nearest whole read of a range with a text
+	nearest := map[tools.Range]*fileRead{}       // the nearest whole read of a range
+	for _, x := range rs {
+		if a.skip(x.r) {
+			continue
+		}
+		text := x.r.Text()
+		if a.mayReplace(x.r) && a.reread(file, x, text, kept, byText[readKey{file, x.rng}][text], nearest[x.rng], latest) {
+			continue
+		}
+		kept = append(kept, x)
+		k := readKey{file, x.rng}
+		if byText[k] == nil {
+			byText[k] = map[string]*fileRead{}
+		}
+		byText[k][text] = x
+		nearest[x.rng] = x
+	}
+}
+
+// reread plans to replace one read, by the rules of rereads: same is the
+// nearest whole read of its range with the same text, last the nearest of
+// its range; kept are every whole read met so far. It reports whether the
+// read is replaced.
+func (a *apply) reread(file string, x *fileRead, text string, kept []*fileRead, same, last *fileRead, latest bool) bool {
+	if same != nil && a.replace(x.r, Pointer, same.r, pointerLine(file, x.rng, text, same.r.CallID, latest), "") {
+		return true
+	}
+	for i := len(kept) - 1; i >= 0; i-- {
+		b := kept[i]
+		if !b.rng.Contains(x.rng) && !(x.rng.Last > 0 && b.rng.End == 0) {
+			continue // its range cannot hold the lines: spare decoding it
+		}
+		if first, ok := covers(b, x); ok {
+			if a.replace(x.r, Covered, b.r, coveredLine(file, x.rng, text, b.r.CallID, first, len(x.lines), latest), "") {
+				return true
+			}
+			break
+		}
+	}
+	if x.whole || last == nil || a.opts.NoDiff {
+		return false
+	}
+	diff, stripped := unifiedDiff(marker.Text(file, 160), last.r.Text(), text)
+	return a.replace(x.r, Diff, last.r, diffLine(file, x.rng, text, last.r.CallID, stripped, latest), diff)
+}
+
+// covers reports whether read b shows every line read x shows, the same,
+// and the number of x's first line in the file (0 when neither read says
+// where it is: a tail of a file whose read does not number its lines).
+// Reads that start at a known line are lined up by it; two reads that both
+// reach the end of the file, by their ends.
+func covers(b, x *fileRead) (int, bool) {
+	lb, fb := b.shown()
+	lx, fx := x.shown()
+	if len(lx) == 0 || len(lx) > len(lb) {
+		return 0, false
+	}
+	var off int
+	switch {
+	case fb > 0 && fx > 0:
+		off = fx - fb
+	case x.rng.End == 0 && b.rng.End == 0:
+		off = len(lb) - len(lx)
+		if fb > 0 {
+			fx = fb + off
+		}
+	default:
+		return 0, false
+	}
+	if off < 0 || off+len(lx) > len(lb) || !slices.Equal(lb[off:off+len(lx)], lx) {
+		return 0, false
+	}
+	return fx, true
 }
 
 // wholeByCount is the count rule: of n reads of one file and range, the
@@ -263,7 +381,9 @@ func wholeByCount(n, maxReads int) []bool {
 type callKey struct{ name, input string }
 
 // calls replaces the results of calls repeated with identical output: a
-// tool other than reads, edits and writes, the same arguments.
+// tool other than reads, edits and writes, the same arguments. The first
+// stays whole and the others point up at it, or with KeepLatest the last,
+// and the others point down.
 func (a *apply) calls() {
 	groups := map[callKey][]*transcript.Result{}
 	var order []callKey
@@ -287,6 +407,11 @@ func (a *apply) calls() {
 		if len(rs) < 2 {
 			continue
 		}
+		latest := a.opts.Keep == KeepLatest
+		if latest {
+			rs = slices.Clone(rs)
+			slices.Reverse(rs)
+		}
 		byText := map[string]*transcript.Result{}
 		for _, r := range rs {
 			if a.skip(r) {
@@ -294,7 +419,7 @@ func (a *apply) calls() {
 			}
 			text := r.Text()
 			if base := byText[text]; base != nil && a.mayReplace(r) {
-				if a.replace(r, Repeat, base, repeatLine(r.Call.Name, what(r.Call, a.t.Cwd), text, base.CallID), "") {
+				if a.replace(r, Repeat, base, repeatLine(r.Call.Name, what(r.Call, a.t.Cwd), text, base.CallID, latest), "") {
 					continue
 				}
 			}

@@ -6,11 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -134,6 +135,9 @@ var goldenCases = []struct {
 	{"editor", "editor.json", nil},
 	{"alltools", "alltools.jsonl", func(o *Options) { o.AllTools = true }},
 	{"alltools-off", "alltools.jsonl", nil},
+	{"ranges-keep-latest", "ranges.jsonl", func(o *Options) { o.Keep = KeepLatest }},
+	{"edits-keep-latest", "edits.jsonl", func(o *Options) { o.Keep = KeepLatest }},
+	{"codex-keep-latest", "codex.jsonl", func(o *Options) { o.Keep = KeepLatest }},
 	{"edits-archived", "edits.jsonl", func(o *Options) { o.Handle = invariant.Handles }},
 	{"alltools-archived", "alltools.jsonl", func(o *Options) { o.AllTools = true; o.Handle = invariant.Handles }},
 }
@@ -167,14 +171,18 @@ func TestGolden(t *testing.T) {
 // result, whole ones by size and replaced ones in full with their mirrors.
 func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 	var b strings.Builder
-	archived := ""
+	opt := ""
+	if opts.Keep != "" {
+		opt += ", keep " + string(opts.Keep)
+	}
 	if opts.Handle != nil {
-		archived = ", archived"
+		opt += ", archived"
 	}
 	fmt.Fprintf(&b, "options: max-reads %d, no-diff %v, all-tools %v, keep-recent %d, keep-mirrors %v%s\n",
-		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors, archived)
-	fmt.Fprintf(&b, "%s of %s; %s, %s, %s\n", textfmt.Plural(rep.Reads, "read", "reads"), textfmt.Plural(rep.Files, "file", "files"),
-		textfmt.Plural(rep.Count(Pointer), "pointer", "pointers"), textfmt.Plural(rep.Count(Diff), "diff", "diffs"), textfmt.Plural(rep.Count(Repeat), "repeated call", "repeated calls"))
+		opts.MaxReads, opts.NoDiff, opts.AllTools, opts.KeepRecent, opts.KeepMirrors, opt)
+	fmt.Fprintf(&b, "%s of %s; %s, %s, %s, %s\n", textfmt.Plural(rep.Reads, "read", "reads"), textfmt.Plural(rep.Files, "file", "files"),
+		textfmt.Plural(rep.Count(Pointer), "pointer", "pointers"), textfmt.Plural(rep.Count(Covered), "covered read", "covered reads"),
+		textfmt.Plural(rep.Count(Diff), "diff", "diffs"), textfmt.Plural(rep.Count(Repeat), "repeated call", "repeated calls"))
 	changed := map[*transcript.Result]Change{}
 	for _, c := range rep.Changes {
 		changed[c.Result] = c
@@ -191,7 +199,7 @@ func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 			fmt.Fprintf(&b, ": whole, %s chars%s\n", textfmt.Int(len([]rune(r.Text()))), failed)
 			continue
 		}
-		fmt.Fprintf(&b, ": %s of %s\n", [...]string{"pointer", "diff", "repeat"}[ch.Kind], ch.Base.CallID)
+		fmt.Fprintf(&b, ": %s of %s\n", [...]string{"pointer", "diff", "repeat", "covered"}[ch.Kind], ch.Base.CallID)
 		for _, l := range strings.Split(r.Text(), "\n") {
 			fmt.Fprintf(&b, "  | %s\n", l)
 		}
@@ -204,11 +212,13 @@ func dump(tr *transcript.Transcript, rep Plan, opts Options) string {
 
 // check checks what ctx-dedupe promises of out, the output for in, beyond
 // the invariants of every filter: every new ctx-dedupe marker points at a
-// call above whose result is whole, unchanged, and identical to the text
-// the marker replaced, or gives that text back with the diff that follows
-// it, and with an archive cites the handle of the text it replaced; its
-// mirrors carry its marker line; failed results, the last read of every file
-// and range, and the last KeepRecent results are unchanged.
+// call above (below, with KeepLatest) whose result is whole, unchanged, and
+// identical to the text the marker replaced, or shows the same lines, or
+// gives that text back with the diff that follows it, and with an archive
+// cites the handle of the text it replaced; its mirrors carry its marker
+// line; failed results and the last KeepRecent results are unchanged; the
+// last read of every file and range is whole, or a pointer to the same
+// text.
 func check(t *testing.T, in, out []byte, opts Options) {
 	t.Helper()
 	if opts.Handle != nil {
@@ -217,6 +227,7 @@ func check(t *testing.T, in, out []byte, opts Options) {
 		}
 	}
 	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
+	latest := opts.Keep == KeepLatest
 	byID := map[string]*transcript.Result{}
 	for _, r := range after.Results {
 		byID[r.CallID] = r
@@ -237,11 +248,12 @@ func check(t *testing.T, in, out []byte, opts Options) {
 		if text == old.Text() {
 			continue
 		}
+		line, _, _ := strings.Cut(text, "\n")
 		switch {
 		case old.Failed():
 			t.Errorf("failed result %s changed", r.CallID)
-		case isLast[i]:
-			t.Errorf("last read %s changed", r.CallID)
+		case isLast[i] && strings.Contains(line, ": changed "):
+			t.Errorf("last read %s became a diff", r.CallID)
 		case i >= len(after.Results)-opts.KeepRecent:
 			t.Errorf("%s is one of the last %d results, but changed", r.CallID, opts.KeepRecent)
 		case !marker.Is(text, tool):
@@ -252,16 +264,22 @@ func check(t *testing.T, in, out []byte, opts Options) {
 			t.Fatalf("%s names %d calls, want 1: %q", r.CallID, len(refs), text)
 		}
 		base := byID[refs[0]]
-		if base == nil || base.Index >= r.Index || marker.Is(base.Text(), "") || base.Text() != before.Results[base.Index].Text() {
-			t.Fatalf("%s points at %s, which is not a whole, unchanged result above it", r.CallID, refs[0])
+		if base == nil || marker.Is(base.Text(), "") || base.Text() != before.Results[base.Index].Text() {
+			t.Fatalf("%s points at %s, which is not a whole, unchanged result", r.CallID, refs[0])
 		}
-		line, _, _ := strings.Cut(text, "\n")
+		if below := strings.Contains(line, " below;"); below != (base.Index > r.Index) || below != latest {
+			t.Fatalf("%s points at %s, on the wrong side of it: %q", r.CallID, refs[0], line)
+		}
 		switch {
 		case strings.Contains(line, ": identical to the result of call "):
 			if base.Text() != old.Text() {
 				t.Errorf("%s says it is identical to %s, but is not", r.CallID, base.CallID)
 			}
-		case strings.Contains(line, ": changed since the result of call "):
+		case strings.Contains(line, ": the same text as "):
+			if err := sameLines(line, base, old); err != nil {
+				t.Errorf("%s: %v", r.CallID, err)
+			}
+		case strings.Contains(line, ": changed since the result of call "), strings.Contains(line, ": changed before the result of call "):
 			got, err := rebuild(base.Text(), text)
 			if err != nil || got != old.Text() {
 				t.Errorf("%s: its diff against %s does not give its text back: %v", r.CallID, base.CallID, err)
@@ -275,6 +293,42 @@ func check(t *testing.T, in, out []byte, opts Options) {
 			}
 		}
 	}
+}
+
+// coveredRange reads the lines a covered read's marker names: "lines A-B
+// of the file" or "the last N lines".
+var coveredRange = regexp.MustCompile(`: the same text as (?:lines (\d+)-(\d+) of the file|the last ([\d,]+) lines?) in the result`)
+
+// sameLines checks a covered read's marker: the lines it names, taken from
+// the base's output, are the lines the replaced read showed.
+func sameLines(line string, base, old *transcript.Result) error {
+	m := coveredRange.FindStringSubmatch(line)
+	if m == nil {
+		return fmt.Errorf("no lines named in %q", line)
+	}
+	bx := &fileRead{r: base, rng: base.Call.Args.Range}
+	ox := &fileRead{r: old, rng: old.Call.Args.Range}
+	lb, fb := bx.shown()
+	lo, fo := ox.shown()
+	var from int
+	switch {
+	case m[3] != "":
+		n, _ := strconv.Atoi(strings.ReplaceAll(m[3], ",", ""))
+		from = len(lb) - n
+	case fb == 0:
+		return fmt.Errorf("%q names lines, but the base does not say where it starts", line)
+	default:
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		if fo > 0 && fo != a || b-a+1 != len(lo) {
+			return fmt.Errorf("%q: the read showed %d lines from line %d", line, len(lo), fo)
+		}
+		from = a - fb
+	}
+	if from < 0 || from+len(lo) > len(lb) || !slices.Equal(lb[from:from+len(lo)], lo) {
+		return fmt.Errorf("%q: the lines named are not the lines the read showed", line)
+	}
+	return nil
 }
 
 // inputs are every fixture and every corpus file.
@@ -293,6 +347,7 @@ func TestInvariants(t *testing.T) {
 	if !raceEnabled && !testing.Short() {
 		settings["all-tools, max-reads 2"] = func(o *Options) { o.AllTools = true; o.MaxReads = 2 }
 		settings["no-diff, keep-recent 10, keep-mirrors"] = func(o *Options) { o.NoDiff = true; o.KeepRecent = 10; o.KeepMirrors = true }
+		settings["keep latest"] = func(o *Options) { o.Keep = KeepLatest }
 	}
 	for _, path := range inputs(t) {
 		in := read(t, path)
@@ -361,7 +416,7 @@ func fates(t *testing.T, in []byte, opts Options) string {
 		got[i] = "="
 	}
 	for _, c := range rep.Changes {
-		got[c.Result.Index] = "pdr"[c.Kind:c.Kind+1] + strings.TrimPrefix(c.Base.CallID, "c")
+		got[c.Result.Index] = "pdrc"[c.Kind:c.Kind+1] + strings.TrimPrefix(c.Base.CallID, "c")
 	}
 	// The invariants of every filter are checked on the golden files and the
 	// corpus; these are ctx-dedupe's own, and idempotence.
@@ -381,31 +436,74 @@ func TestRules(t *testing.T) {
 	other := strings.Repeat("a different file altogether, all of it new\n", 20)
 	read := func(path, out string) string { return `read_file {"path":"` + path + `"} => ` + out }
 	cat := func(path, out string) string { return `bash {"command":"cat ` + path + `"} => ` + out }
-	cases := []struct {
-		name    string
-		entries []string
-		opts    func(*Options)
-		want    string
-	}{
+	cases := []fateCase{
 		{"one read", []string{read("a", big)}, nil, "="},
-		{"two reads stay whole", []string{read("a", big), read("a", big)}, nil, "= ="},
-		{"three: the middle points up", []string{read("a", big), read("a", big), read("a", big)}, nil, "= p1 ="},
-		{"relative and absolute", []string{read("/w/a", big), read("a", big), read("/w/./a", big)}, nil, "= = ="},
+		{"an identical re-read points up", []string{read("a", big), read("a", big)}, nil, "= p1"},
+		{"three: both point at the first", []string{read("a", big), read("a", big), read("a", big)}, nil, "= p1 p1"},
+		{"relative and absolute, without a cwd", []string{read("/w/a", big), read("a", big), read("/w/./a", big)}, nil, "= = p1"},
 		{"a changed middle becomes a diff", []string{read("a", big), read("a", big2), read("a", big2)}, nil, "= d1 ="},
 		{"a diff against the last whole read", []string{read("a", big), read("a", big2), read("a", big3), read("a", big3)}, nil, "= d1 d1 ="},
-		{"no-diff keeps changes whole", []string{read("a", big), read("a", big2), read("a", big2), read("a", big2)}, func(o *Options) { o.NoDiff = true }, "= = p2 ="},
-		{"a whole middle is a base", []string{read("a", big), read("a", other), read("a", other), read("a", big)}, nil, "= = p2 ="},
-		{"points at the latest identical whole read", []string{read("a", big), read("a", other), read("a", big), read("a", big)}, nil, "= = p1 ="},
+		{"no-diff keeps changes whole", []string{read("a", big), read("a", big2), read("a", big2), read("a", big2)}, func(o *Options) { o.NoDiff = true }, "= = p2 p2"},
+		{"a whole middle is a base", []string{read("a", big), read("a", other), read("a", other), read("a", big)}, nil, "= = p2 p1"},
+		{"points at the latest identical whole read", []string{read("a", big), read("a", other), read("a", big), read("a", big)}, nil, "= = p1 p1"},
 		{"tiny reads are not worth a pointer", []string{read("a", "x"), read("a", "x"), read("a", "x")}, nil, "= = ="},
-		{"other files are other reads", []string{read("a", big), read("b", big), read("a", big), read("b", big), read("a", big)}, nil, "= = p1 = ="},
-		{"failed reads stay, and are no bases", []string{cat("a", "!"+big), read("a", big), cat("a", "!"+big), read("a", big), cat("a", "!"+big), read("a", big)}, nil, "= = = p2 = ="},
+		{"other files are other reads", []string{read("a", big), read("b", big), read("a", big), read("b", big), read("a", big)}, nil, "= = p1 p2 p1"},
+		{"failed reads stay, and are no bases", []string{cat("a", "!"+big), read("a", big), cat("a", "!"+big), read("a", big), cat("a", "!"+big), read("a", big)}, nil, "= = = p2 = p2"},
 		{"keep-recent", []string{read("a", big), read("a", big), read("a", big), read("a", big)}, func(o *Options) { o.KeepRecent = 2 }, "= p1 = ="},
 		{"repeated calls only with all-tools", []string{`bash {"command":"ls"} => ` + other, `bash {"command":"ls"} => ` + other}, nil, "= ="},
 		{"repeated calls", []string{`bash {"command":"ls"} => ` + other, `bash {"command":"ls"} => ` + other, `bash {"command":"ls -a"} => ` + other, `bash {"command":"ls"} => ` + other + "x"}, func(o *Options) { o.AllTools = true }, "= r1 = ="},
 		{"repeated failures stay", []string{`bash {"command":"make"} => !` + other, `bash {"command":"make"} => !` + other}, func(o *Options) { o.AllTools = true }, "= ="},
 		{"edits are never repeats", []string{`write_file {"path":"a","content":"x"} => ` + other, `write_file {"path":"a","content":"x"} => ` + other}, func(o *Options) { o.AllTools = true }, "= ="},
-		{"reads are not repeats", []string{read("a", big), read("a", big)}, func(o *Options) { o.AllTools = true }, "= ="},
+		{"reads are not repeats", []string{read("a", big), read("a", big)}, func(o *Options) { o.AllTools = true }, "= p1"},
 	}
+	runFates(t, cases)
+}
+
+// TestCoveredReads: a read whose lines a whole read of the file showed,
+// the same, points at them, whatever tools made the two reads.
+func TestCoveredReads(t *testing.T) {
+	lines := make([]string, 60)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d of the file, long enough to be worth a pointer", i+1)
+	}
+	span := func(from, to int) string { return strings.Join(lines[from-1:to], "\n") + "\n" }
+	numbered := func(sep string, from, to int) string { return testutil.NumberLines(from, sep, lines[from-1:to]...) }
+	sh := func(cmd, out string) string { return `bash {"command":"` + cmd + `"} => ` + out }
+	whole := sh("cat a.py", span(1, 60))
+	edited := strings.Replace(span(1, 60), "line 15 of", "line fifteen of", 1)
+	cases := []fateCase{
+		{"sed -n in a whole cat", []string{whole, sh("sed -n '10,20p' a.py", span(10, 20))}, nil, "= c1"},
+		{"head in a whole cat", []string{whole, sh("head -30 a.py", span(1, 30))}, nil, "= c1"},
+		{"tail in a whole cat", []string{whole, sh("tail -n 25 a.py", span(36, 60))}, nil, "= c1"},
+		{"a range in a range", []string{sh("sed -n '1,40p' a.py", span(1, 40)), sh("sed -n '10,30p' a.py", span(10, 30))}, nil, "= c1"},
+		{"nl -ba | sed -n in cat -n", []string{sh("cat -n a.py", numbered("\t", 1, 60)), sh("nl -ba a.py | sed -n '10,30p'", numbered("\t", 10, 30))}, nil, "= c1"},
+		{"plain in numbered", []string{`read_file {"path":"a.py"} => ` + numbered("→", 1, 60), sh("sed -n '10,30p' a.py", span(10, 30))}, nil, "= c1"},
+		{"numbered in plain", []string{whole, `read_file {"path":"a.py","start_line":10,"end_line":30} => ` + numbered("→", 10, 30)}, nil, "= c1"},
+		{"the file changed in between", []string{whole, sh("sed -n '10,20p' a.py", strings.Replace(span(10, 20), "line 15 of", "line fifteen of", 1))}, nil, "= ="},
+		{"changed elsewhere: the lines are the same", []string{whole, sh("sed -n '20,30p' a.py", span(20, 30))}, nil, "= c1"},
+		{"the latest whole read", []string{whole, sh("cat a.py", edited), sh("sed -n '10,20p' a.py", strings.Replace(span(10, 20), "line 15 of", "line fifteen of", 1))}, nil, "= = c2"},
+		{"a range that does not hold it", []string{sh("sed -n '1,20p' a.py", span(1, 20)), sh("sed -n '10,30p' a.py", span(10, 30))}, nil, "= ="},
+		{"other files", []string{whole, sh("sed -n '10,20p' b.py", span(10, 20))}, nil, "= ="},
+		{"keep latest: a pointer down", []string{sh("sed -n '10,20p' a.py", span(10, 20)), whole}, func(o *Options) { o.Keep = KeepLatest }, "c2 ="},
+		{"keep latest: identical, and a diff down", []string{sh("cat a.py", edited), whole, whole}, func(o *Options) { o.Keep = KeepLatest }, "d3 p3 ="},
+		{"keep latest: no samples", []string{whole, whole, whole, whole, whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest }, "p7 p7 p7 p7 p7 p7 ="},
+		{"keep latest: repeated calls point down", []string{sh("git log", span(1, 40)), sh("git log", span(1, 40)), sh("git log", span(1, 40))}, func(o *Options) { o.Keep = KeepLatest; o.AllTools = true }, "r3 r3 ="},
+		{"keep latest: keep-recent", []string{whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest; o.KeepRecent = 2 }, "p2 = ="},
+	}
+	runFates(t, cases)
+}
+
+// fateCase is a session of entries (see session), the options to run it
+// with, and the fates of its results (see fates).
+type fateCase struct {
+	name    string
+	entries []string
+	opts    func(*Options)
+	want    string
+}
+
+// runFates runs each case with the defaults and its options.
+func runFates(t *testing.T, cases []fateCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			opts := defaults(t)
@@ -433,7 +531,7 @@ func TestLeavesMarkersAlone(t *testing.T) {
 		read+big,
 		read+big,
 	)
-	if got, want := fates(t, in, defaults(t)), "= = = = p3 ="; got != want {
+	if got, want := fates(t, in, defaults(t)), "= = = = p3 p3"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -443,35 +541,12 @@ func TestLeavesMarkersAlone(t *testing.T) {
 func TestOddIDs(t *testing.T) {
 	big := strings.Repeat("the same content, line after line\n", 30)
 	in := string(session(`read_file {"path":"a"} => `+big, `read_file {"path":"a"} => `+big, `read_file {"path":"a"} => `+big))
-	for name, id := range map[string]string{"a space": "c 1", "one char": "x", "a shared id": "c2"} {
-		odd := []byte(strings.ReplaceAll(in, `"c1"`, `"`+id+`"`))
-		if got := fates(t, odd, defaults(t)); got != "= = =" {
-			t.Errorf("%s: got %s, want = = =", name, got)
-		}
-	}
-}
-
-func TestOneLine(t *testing.T) {
-	cases := []struct {
-		in    string
-		limit int
-		want  string
-	}{
-		{"src/app.go", 80, "src/app.go"},
-		{"git commit -m 'call it a day'", 80, "git commit -m 'call\u00a0it a day'"},
-		{"call c1", 80, "call\u00a0c1"},
-		{"recall x", 80, "recall x"},
-		{"line one\nline two\t", 80, "line one line two"},
-		{strings.Repeat("é", 12), 10, strings.Repeat("é", 9) + "…"},
-		{strings.Repeat("é", 10), 10, strings.Repeat("é", 10)},
-	}
-	for _, c := range cases {
-		got := oneLine(c.in, c.limit)
-		if got != c.want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", c.in, c.limit, got, c.want)
-		}
-		if refs := marker.Refs(marker.Line(tool, got)); refs != nil {
-			t.Errorf("oneLine(%q) reads as a pointer to %v", c.in, refs)
+	// The first call is left alone; the third points at the second, unless
+	// the second shares its id with the first.
+	for name, c := range map[string]struct{ id, want string }{"a space": {"c 1", "= = p2"}, "one char": {"x", "= = p2"}, "a shared id": {"c2", "= = ="}} {
+		odd := []byte(strings.ReplaceAll(in, `"c1"`, `"`+c.id+`"`))
+		if got := fates(t, odd, defaults(t)); got != c.want {
+			t.Errorf("%s: got %s, want %s", name, got, c.want)
 		}
 	}
 }
@@ -479,18 +554,28 @@ func TestOneLine(t *testing.T) {
 func TestMarkerLines(t *testing.T) {
 	rng := tools.Range{Start: 1, End: 200}
 	got := []string{
-		pointerLine("src/app.go", rng, "a\nb\n", "toolu_01AB"),
-		diffLine("src/app.go", tools.Range{}, "a", "toolu_01AB", true),
-		diffLine("src/app.go", tools.Range{}, "", "call_9", false),
-		repeatLine("Bash", "git status", "x\n", "toolu_01AB"),
-		repeatLine("list", "", "x\ny", "c1"),
+		pointerLine("src/app.go", rng, "a\nb\n", "toolu_01AB", false),
+		diffLine("src/app.go", tools.Range{}, "a", "toolu_01AB", true, false),
+		diffLine("src/app.go", tools.Range{}, "", "call_9", false, false),
+		coveredLine("src/app.go", tools.Range{Start: 50, End: 51}, "a\nb\n", "toolu_01AB", 50, 2, false),
+		coveredLine("src/app.go", tools.Range{Last: 1}, "a\n", "toolu_01AB", 0, 1, false),
+		pointerLine("src/app.go", rng, "a\nb\n", "toolu_01CD", true),
+		diffLine("src/app.go", tools.Range{}, "a", "toolu_01CD", true, true),
+		coveredLine("src/app.go", tools.Range{Start: 50, End: 51}, "a\nb\n", "toolu_01CD", 50, 2, true),
+		repeatLine("Bash", "git status", "x\n", "toolu_01AB", false),
+		repeatLine("list", "", "x\ny", "c1", true),
 	}
 	want := []string{
 		"[ctx-dedupe] Re-read of src/app.go (lines 1-200; 4 chars, 2 lines): identical to the result of call toolu_01AB above; content not repeated here.",
 		"[ctx-dedupe] Re-read of src/app.go (1 chars, 1 line): changed since the result of call toolu_01AB above; content not repeated here, only a unified diff against it follows (line numbers stripped).",
 		"[ctx-dedupe] Re-read of src/app.go (0 chars, 0 lines): changed since the result of call call_9 above; content not repeated here, only a unified diff against it follows.",
+		"[ctx-dedupe] Re-read of src/app.go (lines 50-51; 4 chars, 2 lines): the same text as lines 50-51 of the file in the result of call toolu_01AB above; content not repeated here.",
+		"[ctx-dedupe] Re-read of src/app.go (last 1 lines; 2 chars, 1 line): the same text as the last 1 line in the result of call toolu_01AB above; content not repeated here.",
+		"[ctx-dedupe] Earlier read of src/app.go (lines 1-200; 4 chars, 2 lines): identical to the result of call toolu_01CD below; content not repeated here.",
+		"[ctx-dedupe] Earlier read of src/app.go (1 chars, 1 line): changed before the result of call toolu_01CD below; content not repeated here, only a unified diff against it follows (line numbers stripped).",
+		"[ctx-dedupe] Earlier read of src/app.go (lines 50-51; 4 chars, 2 lines): the same text as lines 50-51 of the file in the result of call toolu_01CD below; content not repeated here.",
 		"[ctx-dedupe] Repeated Bash call (git status), 2 chars, 1 line of output: identical to the result of call toolu_01AB above; not repeated here.",
-		"[ctx-dedupe] Repeated list call, 3 chars, 2 lines of output: identical to the result of call c1 above; not repeated here.",
+		"[ctx-dedupe] Repeated list call, 3 chars, 2 lines of output: identical to the result of call c1 below; not repeated here.",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("marker lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -564,7 +649,7 @@ func FuzzRereads(f *testing.F) {
 				lines[int(op)%len(lines)] += "!" // an edit, now and then of the same line
 			}
 			text := strings.Join(lines[:20+int(op)%40], "\n")
-			switch op / 3 % 6 {
+			switch op / 3 % 7 {
 			case 0, 1:
 				entries = append(entries, `read_file {"path":"`+file+`"} => `+text)
 			case 2:
@@ -573,6 +658,9 @@ func FuzzRereads(f *testing.F) {
 				entries = append(entries, `bash {"command":"cat `+file+`"} => !no such file`)
 			case 4:
 				entries = append(entries, `bash {"command":"git status"} => `+strings.Join(lines[:int(op)%4+10], "\n"))
+			case 5:
+				from := 1 + int(op)%20
+				entries = append(entries, fmt.Sprintf(`bash {"command":"sed -n '%d,%dp' %s"} => %s`, from, from+14, file, strings.Join(lines[from-1:from+14], "\n")+"\n"))
 			default:
 				entries = append(entries, `read_file {"path":"/w/`+file+`"} => `+text)
 			}
@@ -581,31 +669,9 @@ func FuzzRereads(f *testing.F) {
 			return
 		}
 		opts := Options{MaxReads: maxReads, AllTools: ops[0]%2 == 0, NoDiff: ops[0]%5 == 4, KeepRecent: int(ops[0] % 3), Counter: counter()}
+		if ops[len(ops)-1]%2 == 1 {
+			opts.Keep = KeepLatest
+		}
 		fates(t, session(entries...), opts)
-	})
-}
-
-// FuzzOneLine checks that any path or command fits a marker line: one line,
-// no control characters, within the limit, and no "call ID" in it.
-func FuzzOneLine(f *testing.F) {
-	f.Add("src/app.go", 80)
-	f.Add("git commit -m 'call it'\nnext", 10)
-	f.Add("call\tc1 call  c2 call\u00a0c3", 3)
-	f.Fuzz(func(t *testing.T, s string, limit int) {
-		if limit < 1 || limit > 500 || !utf8.ValidString(s) {
-			return
-		}
-		got := oneLine(s, limit)
-		if n := utf8.RuneCountInString(got); n > limit {
-			t.Errorf("oneLine(%q, %d) = %q: %d characters", s, limit, got, n)
-		}
-		for _, r := range got {
-			if unicode.IsControl(r) {
-				t.Fatalf("oneLine(%q) = %q: control character %U", s, got, r)
-			}
-		}
-		if refs := marker.Refs(marker.Line(tool, got)); refs != nil {
-			t.Errorf("oneLine(%q) = %q reads as a pointer to %v", s, got, refs)
-		}
 	})
 }

@@ -64,7 +64,7 @@ func (seen Seen) Pointer(file string, rng tools.Range, content string) (string, 
 	if !ok || s.Hash != fingerprint(content) {
 		return "", false
 	}
-	line := pointerLine(file, rng, content, s.CallID)
+	line := pointerLine(file, rng, content, s.CallID, false)
 	return line, len(line) < len(content)
 }
 

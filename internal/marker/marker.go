@@ -15,6 +15,8 @@ package marker
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -100,6 +102,29 @@ func Referenced(t *transcript.Transcript) map[string]bool {
 	return refs
 }
 
+// callWord is what marker.Refs reads as a pointer: "call" and a space before
+// an id.
+var callWord = regexp.MustCompile(`\bcall [A-Za-z0-9_\-.:]`)
+
+// Text fits a path or command on a marker line: control characters
+// become spaces, a long one is cut with "…", and a "call X" in it is kept
+// from reading as a pointer (a no-break space after "call"): a marker line
+// names no call but the one it points at.
+func Text(s string, limit int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit-1]) + "…"
+	}
+	return callWord.ReplaceAllStringFunc(s, func(m string) string {
+		return "call\u00a0" + m[len("call "):]
+	})
+}
+
 // Handles gives the handle under which the archive keeps a result's text,
 // for the marker that replaces it to cite; "" when the archive will not
 // give it back. A filter takes one in its options (nil: no archive, and its
@@ -128,6 +153,18 @@ func Cite(line, handle string) string {
 		return line
 	}
 	return strings.TrimSuffix(line, ".") + "; full output: ctx-recall " + handle + " (or memory_query id=" + handle + ")."
+}
+
+// CiteArguments ends a line, whose last character is a full stop, with the
+// handle whose record holds a call's arguments as they were: a filter that
+// left the text of an edit out of its arguments says where it is.
+//
+//	…; its arguments: ctx-recall --json toolu_01AB (or memory_query id=toolu_01AB).
+func CiteArguments(line, handle string) string {
+	if handle == "" {
+		return line
+	}
+	return strings.TrimSuffix(line, ".") + "; its arguments: ctx-recall --json " + handle + " (or memory_query id=" + handle + ")."
 }
 
 // CitationPattern is the regular expression of what Cite adds, for the

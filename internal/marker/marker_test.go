@@ -2,7 +2,10 @@ package marker
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
@@ -65,6 +68,56 @@ func TestReferenced(t *testing.T) {
 	if want := map[string]bool{"c1": true, "c3": true}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Referenced = %v, want %v", got, want)
 	}
+}
+
+func TestText(t *testing.T) {
+	cases := []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"src/app.go", 80, "src/app.go"},
+		{"git commit -m 'call it a day'", 80, "git commit -m 'call\u00a0it a day'"},
+		{"call c1", 80, "call\u00a0c1"},
+		{"recall x", 80, "recall x"},
+		{"line one\nline two\t", 80, "line one line two"},
+		{strings.Repeat("é", 12), 10, strings.Repeat("é", 9) + "…"},
+		{strings.Repeat("é", 10), 10, strings.Repeat("é", 10)},
+	}
+	for _, c := range cases {
+		got := Text(c.in, c.limit)
+		if got != c.want {
+			t.Errorf("Text(%q, %d) = %q, want %q", c.in, c.limit, got, c.want)
+		}
+		if refs := Refs(Line("dedupe", got)); refs != nil {
+			t.Errorf("Text(%q) reads as a pointer to %v", c.in, refs)
+		}
+	}
+}
+
+// FuzzText checks that any path or command fits a marker line: one line,
+// no control characters, within the limit, and no "call ID" in it.
+func FuzzText(f *testing.F) {
+	f.Add("src/app.go", 80)
+	f.Add("git commit -m 'call it'\nnext", 10)
+	f.Add("call\tc1 call  c2 call\u00a0c3", 3)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 1 || limit > 500 || !utf8.ValidString(s) {
+			return
+		}
+		got := Text(s, limit)
+		if n := utf8.RuneCountInString(got); n > limit {
+			t.Errorf("Text(%q, %d) = %q: %d characters", s, limit, got, n)
+		}
+		for _, r := range got {
+			if unicode.IsControl(r) {
+				t.Fatalf("Text(%q) = %q: control character %U", s, got, r)
+			}
+		}
+		if refs := Refs(Line("dedupe", got)); refs != nil {
+			t.Errorf("Text(%q) = %q reads as a pointer to %v", s, got, refs)
+		}
+	})
 }
 
 // TestCite: a citation ends the marker line, reads back as its handle, and

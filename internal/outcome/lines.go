@@ -421,3 +421,25 @@ func hasPrefixFold(s, kw string) bool {
 	}
 	return true
 }
+
+// ErrorLines returns the distinct lines of text that say what went wrong
+// (Kind.IsError), each once, where it last appears, in order: a message
+// repeated for every failed test is one error line.
+func ErrorLines(text string) []Line {
+	var out []Line
+	at := map[string]int{} // a line's text, and where it is in out
+	for l := range Lines(text) {
+		if !l.Kind.IsError() || strings.TrimSpace(l.Text) == "" {
+			continue
+		}
+		if i, ok := at[l.Text]; ok {
+			out = append(out[:i], out[i+1:]...)
+			for j := i; j < len(out); j++ {
+				at[out[j].Text] = j
+			}
+		}
+		at[l.Text] = len(out)
+		out = append(out, l)
+	}
+	return out
+}

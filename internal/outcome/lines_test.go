@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -284,5 +285,20 @@ func TestGoTestMessages(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("Lines:\n got %q\nwant %q", got, c.want)
 		}
+	}
+}
+
+func TestErrorLines(t *testing.T) {
+	text := "ok 1\nError: a\n--- FAIL: TestX (0.00s)\nError: b\nError: a\nPASS\n"
+	var got []string
+	for _, l := range ErrorLines(text) {
+		got = append(got, fmt.Sprintf("%d:%s", l.N, l.Text))
+	}
+	want := "3:--- FAIL: TestX (0.00s) 4:Error: b 5:Error: a"
+	if strings.Join(got, " ") != want {
+		t.Errorf("ErrorLines = %q, want %q", strings.Join(got, " "), want)
+	}
+	if ErrorLines("all good\nPASS\n") != nil {
+		t.Error("error lines in a passing run")
 	}
 }

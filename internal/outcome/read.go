@@ -129,3 +129,23 @@ func stripReminders(text string) (string, bool) {
 		text = strings.TrimRight(body[:start], " \t\r\n")
 	}
 }
+
+// ReadLines returns the lines of the file that a read's output shows,
+// without the line numbers the tool put before them and without a format's
+// wrapper, str_replace_editor's header or Claude Code's notes; first is the
+// number of the first line when the output numbers its lines, 0 when it
+// does not (the call's arguments then say where it starts). A last line
+// ending in a newline does not start another line. ctx-dedupe compares the
+// lines of two reads, whatever tool made them, to find a read whose lines
+// an earlier one already showed.
+func ReadLines(text string) (lines []string, first int) {
+	body := catHeader.ReplaceAllString(Body(text), "")
+	if n, ok := SplitNumbered(body); ok && len(n.Head) == 0 && (len(n.Tail) == 0 || len(n.Tail) == 1 && n.Tail[0] == "") {
+		return strings.Split(n.Body, "\n"), n.Start
+	}
+	body = strings.TrimSuffix(body, "\n")
+	if body == "" {
+		return nil, 0
+	}
+	return strings.Split(body, "\n"), 0
+}

@@ -79,3 +79,27 @@ func TestReadContent(t *testing.T) {
 		}
 	}
 }
+
+func TestReadLines(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     []string
+		first    int
+	}{
+		{"claude code", testutil.NumberLines(50, "→", "a", "b") + "\n\n<system-reminder>\nnote\n</system-reminder>\n", []string{"a", "b"}, 50},
+		{"cat -n", testutil.NumberLines(1, "\t", "a", "", "c") + "\n", []string{"a", "", "c"}, 1},
+		{"str_replace_editor view", "Here's the result of running `cat -n` on /w/x.py:\n" + testutil.NumberLines(7, "\t", "x") + "\n", []string{"x"}, 7},
+		{"sed -n, mini-swe-agent", "<returncode>0</returncode>\n<output>\nline 10\nline 11\n</output>", []string{"line 10", "line 11"}, 0},
+		{"codex", "Chunk ID: 4f2a\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\nx\ny\n", []string{"x", "y"}, 0},
+		{"plain, no newline at the end", "a\nb", []string{"a", "b"}, 0},
+		{"an empty last line kept", "a\n\n", []string{"a", ""}, 0},
+		{"numbered, then text", "     1→a\nplain", []string{"     1→a", "plain"}, 0},
+		{"empty", "", nil, 0},
+	}
+	for _, c := range cases {
+		lines, first := ReadLines(c.in)
+		if strings.Join(lines, "\x00") != strings.Join(c.want, "\x00") || len(lines) != len(c.want) || first != c.first {
+			t.Errorf("%s: ReadLines = %q, %d; want %q, %d", c.name, lines, first, c.want, c.first)
+		}
+	}
+}

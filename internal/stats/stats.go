@@ -110,15 +110,21 @@ type Report struct {
 	Tokens     Change // the transcript's tokens, as ctx-count counts them
 	ToolOutput Change // the tool results' tokens
 	// Replaced is the results whose text the filter replaced, in the order
-	// it replaced them, each with the text it had before: what an archive
-	// keeps so that the markers' handles give it back.
+	// it replaced them, each with the text it had before, then the results
+	// of the calls whose arguments alone it replaced: what an archive keeps
+	// so that the markers' handles give it back.
 	Replaced []Replaced
 }
 
-// Replaced is a result a filter replaced, and the text it had before.
+// Replaced is a result a filter replaced, and the text it had before; or
+// the result of a call whose arguments it replaced (SetInput), and the
+// arguments the call had.
 type Replaced struct {
 	Result *transcript.Result
 	Before string
+	// Input is the call's arguments before the filter replaced them; ""
+	// when it did not.
+	Input string
 }
 
 // Change is a number of tokens before and after a filter.
@@ -147,11 +153,25 @@ type Run struct {
 	t     *transcript.Transcript
 	old   map[*transcript.Result]string // the text each changed result had first
 	order []*transcript.Result
+	// inputs are the arguments each changed call had first (SetInput).
+	inputs map[*transcript.Call]string
+	calls  []*transcript.Call
 }
 
 // Start begins a filter's run over t.
 func Start(t *transcript.Transcript) *Run {
-	return &Run{t: t, old: map[*transcript.Result]string{}}
+	return &Run{t: t, old: map[*transcript.Result]string{}, inputs: map[*transcript.Call]string{}}
+}
+
+// SetInput replaces a call's arguments through the model (transcript's
+// SetInput), remembering the arguments it had. Such a change is not a
+// result changed, but its tokens count in the report.
+func (r *Run) SetInput(c *transcript.Call, input string) {
+	if _, ok := r.inputs[c]; !ok {
+		r.inputs[c] = c.Input
+		r.calls = append(r.calls, c)
+	}
+	r.t.SetInput(c, input)
 }
 
 // SetText replaces a result's text through the model (transcript's
@@ -171,7 +191,14 @@ func (r *Run) SetText(res *transcript.Result, text string) {
 func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 	rep := Report{Results: len(r.t.Results), Changed: len(r.order), Detail: detail}
 	for _, res := range r.order {
-		rep.Replaced = append(rep.Replaced, Replaced{Result: res, Before: r.old[res]})
+		rep.Replaced = append(rep.Replaced, Replaced{Result: res, Before: r.old[res], Input: r.inputs[res.Call]})
+	}
+	for _, c := range r.calls {
+		if res := c.Result; res != nil {
+			if _, ok := r.old[res]; !ok {
+				rep.Replaced = append(rep.Replaced, Replaced{Result: res, Before: res.Text(), Input: r.inputs[c]})
+			}
+		}
 	}
 	if ctr == nil {
 		return rep
@@ -180,21 +207,29 @@ func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 	rep.Measured = true
 	rep.Tokens.After, rep.ToolOutput.After = tl.Tokens(), tl.ToolOutput()
 	olds := make([]string, len(r.order))
-	for i, rp := range rep.Replaced {
-		olds[i] = rp.Before
+	for i, res := range r.order {
+		olds[i] = r.old[res]
 	}
 	diff := tokens.Sum(ctr, olds)
 	for _, res := range r.order {
-		diff -= tl.Results[res.Index] - imagesOf(res)
+		diff -= tl.Results[res.Index] - ImageTokens(res)
 	}
-	rep.Tokens.Before = rep.Tokens.After + diff
+	inputs := make([]string, len(r.calls))
+	for i, c := range r.calls {
+		inputs[i] = r.inputs[c]
+	}
+	inputDiff := tokens.Sum(ctr, inputs)
+	for _, c := range r.calls {
+		inputDiff -= tl.Calls[c.Index]
+	}
+	rep.Tokens.Before = rep.Tokens.After + diff + inputDiff
 	rep.ToolOutput.Before = rep.ToolOutput.After + diff
 	return rep
 }
 
-// imagesOf is the estimate of a result's images, which a filter does not
+// ImageTokens is the estimate of a result's images, which a filter does not
 // change.
-func imagesOf(res *transcript.Result) int {
+func ImageTokens(res *transcript.Result) int {
 	n := 0
 	for _, b := range res.Images {
 		n += imageCost(b)

@@ -49,7 +49,7 @@ func TestRunReport(t *testing.T) {
 		var wantReplaced []Replaced
 		for i, r := range tr.Results {
 			if i%2 == 0 {
-				wantReplaced = append(wantReplaced, Replaced{r, r.Text()})
+				wantReplaced = append(wantReplaced, Replaced{Result: r, Before: r.Text()})
 				run.SetText(r, "[ctx-test] replaced")
 				run.SetText(r, strings.Repeat("twice ", i)) // the first text is the one it had
 			}

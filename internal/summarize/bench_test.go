@@ -2,9 +2,11 @@ package summarize
 
 import (
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -64,4 +66,39 @@ func benchFilter(b *testing.B, opts Options) *Filter {
 		enc = tokens.Approx
 	}
 	return filterIn(b, enc, opts)
+}
+
+// BenchmarkBudget is BenchmarkFilter with a budget of half of each input's
+// history (CTX_BENCH_BUDGET tokens instead, when set): the ladder's work
+// until the history fits, or all of it when it cannot.
+func BenchmarkBudget(b *testing.B) {
+	inputs := testutil.BenchInputs(b)
+	b.StopTimer()
+	filters := make([]*Filter, len(inputs))
+	for i, in := range inputs {
+		opts := Defaults(nil)
+		opts.KeepRecent = 3
+		t, err := transcript.Parse(in, transcript.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctr := benchFilter(b, opts).ctr
+		opts.Budget = stats.Count(t, ctr).Tokens() / 2
+		if n, err := strconv.Atoi(os.Getenv("CTX_BENCH_BUDGET")); err == nil {
+			opts.Budget = n
+		}
+		filters[i] = benchFilter(b, opts)
+	}
+	b.ReportAllocs()
+	b.StartTimer()
+	for i := 0; i < b.N; i++ {
+		for k, in := range inputs {
+			t, err := transcript.Parse(in, transcript.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			filters[k].Apply(t)
+			_ = t.Bytes()
+		}
+	}
 }

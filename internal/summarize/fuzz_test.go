@@ -58,7 +58,7 @@ func FuzzParsers(f *testing.F) {
 			t.Errorf("hits: %+v", hits)
 		}
 		l := parseListing(s, "/r")
-		if len(l.entries.samples) > listSamples || l.entries.n != l.files+l.dirs {
+		if len(l.entries.samples) > maxPaths || l.entries.n != l.files+l.dirs {
 			t.Errorf("listing: %+v", l)
 		}
 	})

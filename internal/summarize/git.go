@@ -9,8 +9,8 @@ import (
 )
 
 const (
-	gitHead     = 300 // the first characters kept of a diff, log or show
-	gitMaxPaths = 30  // paths named per group of a status, or of a diff
+	gitHead  = 300 // the first characters kept of a diff, log or show
+	maxPaths = 30  // paths a summary names of a group (a status's, a diff's, an output's), then how many more
 )
 
 // gitSubcommand tells what a git call ran: status, diff, log or show, as
@@ -157,8 +157,8 @@ func gitStatus(o output) ([]string, string, bool) {
 			continue
 		}
 		counts = append(counts, textfmt.Int(len(g.paths))+" "+g.name)
-		detail.WriteString("\n" + g.name + ": " + joinPaths(g.paths, gitMaxPaths))
-		for _, p := range g.paths[:min(len(g.paths), gitMaxPaths)] {
+		detail.WriteString("\n" + g.name + ": " + joinPaths(g.paths, maxPaths))
+		for _, p := range g.paths[:min(len(g.paths), maxPaths)] {
 			if g.name == "staged" || g.name == "modified" {
 				p = p[2:] // without the state: "M a.go"
 			}
@@ -277,8 +277,8 @@ func gitHistory(o output) ([]string, string, bool) {
 			names[i] = c.path + " " + counts(c)
 		}
 		facts = append(facts, textfmt.Plural(len(h.files), "file", "files")+" changed, +"+textfmt.Int(added)+" -"+textfmt.Int(removed))
-		detail = "\n" + joinPaths(names, gitMaxPaths)
-		for _, c := range h.files[:min(len(h.files), gitMaxPaths)] {
+		detail = "\n" + joinPaths(names, maxPaths)
+		for _, c := range h.files[:min(len(h.files), maxPaths)] {
 			o.must.paths = append(o.must.paths, c.path)
 		}
 	}

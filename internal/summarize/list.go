@@ -11,7 +11,6 @@ import (
 )
 
 const (
-	listSamples = 5  // paths named as examples of a listing
 	treeTop     = 10 // top-level entries named of a tree
 	codeMapHead = 500
 )
@@ -27,7 +26,7 @@ type listing struct {
 // directory they are all in.
 type names struct {
 	n       int
-	samples []string // the first listSamples
+	samples []string // the first maxPaths
 	under   string   // the directory ("src/app/") every path is in, or ""
 }
 
@@ -39,13 +38,14 @@ func (ns *names) add(p string) {
 		ns.under = commonDir(ns.under, parent)
 	}
 	ns.n++
-	if len(ns.samples) < listSamples {
+	if len(ns.samples) < maxPaths {
 		ns.samples = append(ns.samples, p)
 	}
 }
 
-// String names the paths, relative to the directory they share:
-// " under src/, e.g. a.go, b.go, …", or ": a.go, b.go" when all are named.
+// String names the paths, relative to the directory they share: " under
+// src/: a.go, b.go", and when there are more than maxPaths, the first of
+// them and how many more: ": a.go, b.go, … (97 more)".
 func (ns names) String() string {
 	var b strings.Builder
 	samples := ns.samples
@@ -56,10 +56,9 @@ func (ns names) String() string {
 			samples[i] = strings.TrimPrefix(s, ns.under)
 		}
 	}
-	if len(samples) < ns.n {
-		b.WriteString(", e.g. " + strings.Join(samples, ", ") + ", …")
-	} else {
-		b.WriteString(": " + strings.Join(samples, ", "))
+	b.WriteString(": " + strings.Join(samples, ", "))
+	if more := ns.n - len(samples); more > 0 {
+		b.WriteString(", … (" + textfmt.Int(more) + " more)")
 	}
 	return b.String()
 }

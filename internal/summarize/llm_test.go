@@ -25,7 +25,9 @@ import (
 
 // llmOpts are the options of these runs: protection lowered, so that every
 // file has old results.
-var llmOpts = Options{Mode: ModeSummary, ProtectTokens: 2000, ModelInput: 3000}
+// llmOpts let the latest reads be summarized: the model is asked about
+// reads too.
+var llmOpts = Options{Mode: ModeSummary, ProtectTokens: 2000, ModelInput: 3000, SummarizeLatestReads: true}
 
 // filterIn is the filter of opts, counting in the encoding.
 func filterIn(t testing.TB, encoding string, opts Options) *Filter {

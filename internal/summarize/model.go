@@ -198,24 +198,7 @@ func (f *Filter) useAnswers(t *transcript.Transcript, texts []string, plans []pl
 // that the answer left out.
 func modelSummary(o output, model, answer string) string {
 	line := o.line(nonEmpty(append(append([]string{o.status()}, o.must.facts...), size(o.body))), "")
-	var b strings.Builder
-	b.WriteString(marker.LineWith("summarize", "model "+model, strings.TrimPrefix(line, marker.Line("summarize", ""))))
-	b.WriteString("\n" + tidy(answer))
-	for _, e := range o.must.errors {
-		if !strings.Contains(answer, strings.TrimSpace(e)) {
-			b.WriteString("\n" + clipLine(e))
-		}
-	}
-	var missing []string
-	for _, p := range o.must.paths {
-		if !strings.Contains(answer, p) {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) > 0 {
-		b.WriteString("\nPaths: " + strings.Join(missing, ", "))
-	}
-	return b.String()
+	return o.kept(marker.LineWith("summarize", "model "+model, strings.TrimPrefix(line, marker.Line("summarize", "")))+"\n"+tidy(answer), true)
 }
 
 // tidy trims an answer and drops its blank lines: a summary is read as a

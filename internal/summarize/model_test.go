@@ -47,8 +47,10 @@ func modelSession() *chat {
 		call("c6", "read_file", readArgs("README.md"), lines("readme", 80))
 }
 
+// modelOpts let the session's one read of store.go be summarized, which
+// as the file's latest read would otherwise stay whole.
 func modelOpts() Options {
-	return Options{Mode: ModeSummary, ProtectTurns: 1, ModelInput: 600}
+	return Options{Mode: ModeSummary, ProtectTurns: 1, ModelInput: 600, SummarizeLatestReads: true}
 }
 
 // TestPrompts: a prompt for each result the rules would summarize with more
@@ -79,7 +81,8 @@ func TestPrompts(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Known: a shell call; ok; 80 passed, 2 failed; 1 package, 1 failed; 169 lines (5,340 chars)\n",
-		"Error lines (keep them):\n    store_test.go:88: Expired(l) = false, want true\n--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n",
+		"Error lines (keep them):\n--- FAIL: TestExpire (0.01s)\n    store_test.go:88: Expired(l) = false, want true\n--- FAIL: TestTouchAfterExpiry (0.01s)\n    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n",
+		"Paths to name: store_test.go, internal/store/store.go\n",
 		"Result (too long: its head, the lines that matter and its tail):\n=== RUN   TestStore0\n",
 	} {
 		if !strings.Contains(test, want) {
@@ -93,8 +96,8 @@ func TestPrompts(t *testing.T) {
 	if n := approx(t).Count(test[strings.Index(test, "Result"):]); n > 600+30 {
 		t.Errorf("the test log's excerpt has %d tokens, over --llm-max-input 600", n)
 	}
-	if !strings.Contains(grep, "Known: a search call; 30 matches in 6 files under internal/store/, e.g.") ||
-		!strings.Contains(grep, "Paths to name: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file3.go, internal/store/file4.go\n") {
+	if !strings.Contains(grep, "Known: a search call; 30 matches in 6 files under internal/store/: file0.go,") ||
+		!strings.Contains(grep, "Paths to name: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file3.go, internal/store/file4.go, internal/store/file5.go\n") {
 		t.Errorf("grep prompt:\n%s", grep)
 	}
 }
@@ -148,8 +151,9 @@ func TestWithAnswers(t *testing.T) {
 	test := text(tr, "c3")
 	wantTest := "[ctx-summarize, model tiny:1b] bash `go test ./internal/store/`: ok; 80 passed, 2 failed; 1 package, 1 failed; 169 lines (5,340 chars).\n" +
 		"Ran the store's tests: TestExpire fails at store_test.go:88.\n" +
-		"    store_test.go:88: Expired(l) = false, want true\n--- FAIL: TestTouchAfterExpiry (0.01s)\n" +
-		"    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s"
+		"--- FAIL: TestExpire (0.01s)\n    store_test.go:88: Expired(l) = false, want true\n--- FAIL: TestTouchAfterExpiry (0.01s)\n" +
+		"    store_test.go:121: Touch(l) returned error: link expired at 2024-01-01T00:00:00Z, want nil\nFAIL\nFAIL\texample.com/store\t0.02s\n" +
+		"Paths: internal/store/store.go"
 	if test != wantTest {
 		t.Errorf("test run's summary:\n%s\nwant:\n%s", test, wantTest)
 	}
@@ -187,14 +191,14 @@ func TestModelSummaryKeeps(t *testing.T) {
 	grep := tr.Calls[3]
 	_, o, _ := Rules{}.summarize(grep, grep.Result.Text())
 	for _, tc := range []struct{ answer, want string }{
-		{"Found Errorf calls in the store.", "\nFound Errorf calls in the store.\nPaths: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file3.go, internal/store/file4.go"},
-		{"Errorf in internal/store/file0.go, internal/store/file1.go, internal/store/file2.go,\n\ninternal/store/file3.go and internal/store/file4.go.  ",
-			"\nErrorf in internal/store/file0.go, internal/store/file1.go, internal/store/file2.go,\ninternal/store/file3.go and internal/store/file4.go."},
-		{"Errorf in internal/store/file3.go.", "\nErrorf in internal/store/file3.go.\nPaths: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file4.go"},
+		{"Found Errorf calls in the store.", "\nFound Errorf calls in the store.\nPaths: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file3.go, internal/store/file4.go, internal/store/file5.go"},
+		{"Errorf in internal/store/file0.go, internal/store/file1.go, internal/store/file2.go,\n\ninternal/store/file3.go, internal/store/file4.go and internal/store/file5.go.  ",
+			"\nErrorf in internal/store/file0.go, internal/store/file1.go, internal/store/file2.go,\ninternal/store/file3.go, internal/store/file4.go and internal/store/file5.go."},
+		{"Errorf in internal/store/file3.go.", "\nErrorf in internal/store/file3.go.\nPaths: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file4.go, internal/store/file5.go"},
 	} {
 		s := modelSummary(o, "m", tc.answer)
 		head, rest, _ := strings.Cut(s, "\n")
-		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 30 matches in 6 files under internal/store/, e.g. file0.go, file1.go, file2.go, file3.go, file4.go, …; 30 lines (8,150 chars).` {
+		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 30 matches in 6 files under internal/store/: file0.go, file1.go, file2.go, file3.go, file4.go, file5.go; 30 lines (8,150 chars).` {
 			t.Errorf("marker line %q", head)
 		}
 		if "\n"+rest != tc.want {

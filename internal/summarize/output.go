@@ -32,6 +32,12 @@ type output struct {
 // appended.
 type musts struct {
 	facts, errors, paths []string
+	// lines are the output's error lines (outcome.ErrorLines), found once
+	// for every part of a summary that asks (errorLines).
+	lines     []outcome.Line
+	linesRead bool
+	morePaths int  // the paths named beyond paths, counted only
+	generic   bool // paths are those the output names (outcome.Paths), not the kind's own
 }
 
 func newOutput(c *transcript.Call, text, cwd, handle string) output {
@@ -112,4 +118,49 @@ func (o output) line(facts []string, detail string) string {
 		text = o.call.Name + ":\n" + text
 	}
 	return marker.Line("summarize", text) + detail
+}
+
+// errorLines are the lines of the output that say what went wrong.
+func (o output) errorLines() []outcome.Line {
+	if !o.must.linesRead {
+		o.must.lines, o.must.linesRead = outcome.ErrorLines(o.body), true
+	}
+	return o.must.lines
+}
+
+// keepErrors makes every line of the output that says what went wrong a
+// line any summary of it must keep.
+func (o output) keepErrors() {
+	for _, l := range o.errorLines() {
+		o.must.errors = append(o.must.errors, l.Text)
+	}
+}
+
+// kept appends to a summary what the output's summary must keep that it
+// does not show: each error line on a line of its own, and, with paths, the
+// paths on a line "Paths: A, B, … (N more)".
+func (o output) kept(summary string, paths bool) string {
+	var b strings.Builder
+	b.WriteString(summary)
+	for _, e := range o.must.errors {
+		if e = clipLine(e); !strings.Contains(summary, strings.TrimSpace(e)) {
+			b.WriteString("\n" + e)
+		}
+	}
+	var missing []string
+	for _, p := range o.must.paths {
+		if !paths {
+			break
+		}
+		if !strings.Contains(summary, p) {
+			missing = append(missing, p)
+		}
+	}
+	switch {
+	case len(missing) > 0 && o.must.morePaths > 0:
+		b.WriteString("\nPaths: " + strings.Join(missing, ", ") + ", … (" + textfmt.Int(o.must.morePaths) + " more)")
+	case len(missing) > 0:
+		b.WriteString("\nPaths: " + strings.Join(missing, ", "))
+	}
+	return b.String()
 }

@@ -48,9 +48,18 @@ type Options struct {
 	// until the ones after it reach ProtectTokens, so the result that
 	// crosses the threshold is kept too (OpenCode's PRUNE_PROTECT).
 	ProtectTokens int
+	// ProtectCalls caps the window of ProtectTokens: at most the last this
+	// many results are kept whole by it, so that the window is the last
+	// calls or the last tokens, whichever holds fewer results. With
+	// ProtectTokens 0, the last this many results are kept whole.
+	ProtectCalls int
 	// ProtectTurns keeps whole the results of the last this many user turns;
-	// with fewer user turns than this, every result is kept.
+	// with fewer user turns than this, every result is kept (OpenCode's
+	// rule, which in an autonomous run of a few prompts keeps everything).
 	ProtectTurns int
+	// SummarizeLatestReads lets the latest read of a file be summarized;
+	// by default it stays whole, as the file's most recent state.
+	SummarizeLatestReads bool
 	// KeepRecent keeps whole the last this many results (Anthropic's keep).
 	KeepRecent int
 	// MinSavings: change nothing unless the summaries save at least this
@@ -59,6 +68,10 @@ type Options struct {
 	// Trigger: change nothing unless the whole history (message text, tool
 	// inputs and results, as ctx-count counts it) has more tokens than this.
 	Trigger int
+	// Budget: when the whole history has more tokens than this, replace
+	// old results, the cheapest loss first, until it fits (budget.go); the
+	// protected windows and MinSavings then play no part. 0: off.
+	Budget int
 	// ExcludeTools are tool names whose results are never summarized; they
 	// match in any case.
 	ExcludeTools []string
@@ -82,10 +95,13 @@ type Options struct {
 	Handle marker.Handles
 }
 
-// Defaults are ctx-summarize's defaults, OpenCode's thresholds, counting
-// with ctr.
+// Defaults are ctx-summarize's defaults, counting with ctr: the recent work
+// kept whole is the last 20 results or the last 40,000 tokens of tool
+// output (OpenCode's PRUNE_PROTECT), whichever holds fewer, so that it
+// scales with a run of any length; a run acts when it saves 2,000 tokens.
+// docs/summarize.md has the measurements they were chosen from.
 func Defaults(ctr tokens.Counter) Options {
-	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectTurns: 2, MinSavings: 20000, Counter: ctr}
+	return Options{Mode: ModeSummary, ProtectTokens: 40000, ProtectCalls: 20, MinSavings: 2000, Counter: ctr}
 }
 
 // Filter is a validated configuration, ready to apply to transcripts.
@@ -116,8 +132,8 @@ func New(opts Options) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	names := []string{"protect-tokens", "protect-turns", "keep-recent", "min-savings", "trigger", "llm-max-input"}
-	for i, v := range []int{opts.ProtectTokens, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.ModelInput} {
+	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "budget", "llm-max-input"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.Budget, opts.ModelInput} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
@@ -155,6 +171,8 @@ type Report struct {
 	Changes   []Entry `json:"summaries"`
 	// Model is what a model did, when its answers were given (WithAnswers).
 	Model *ModelReport `json:"model,omitempty"`
+	// Budget is what a run to a budget did (Options.Budget).
+	Budget *BudgetReport `json:"budget,omitempty"`
 }
 
 // Kept counts the results left whole, by the first reason that applies.
@@ -165,11 +183,15 @@ type Kept struct {
 	Failed     int `json:"failed"`        // the call failed: its error text stays
 	Excluded   int `json:"excluded"`      // --exclude-tools
 	NoCall     int `json:"no_call"`       // a result whose call is not in the transcript
+	LatestRead int `json:"latest_read"`   // the latest read of a file, its most recent state
 	Protected  int `json:"protected"`     // in a protected window
 	NotShorter int `json:"not_shorter"`   // short already: no summary with fewer tokens
 	// BelowMinimum would have been summarized, but all the summaries
 	// together saved less than MinSavings.
 	BelowMinimum int `json:"below_min_savings"`
+	// NotNeeded could have been replaced, but the history fit its budget
+	// without it.
+	NotNeeded int `json:"not_needed,omitempty"`
 }
 
 // Tool is the results of one tool and kind (a shell tool's calls have the
@@ -196,6 +218,9 @@ type Entry struct {
 	// Fallback says why a result a model was asked about has the rules'
 	// summary: "not shorter" than it, or why the model did not answer.
 	Fallback string `json:"fallback,omitempty"`
+	// Step is the step of a budget that replaced the result: "summary",
+	// "clear", "edit run", "latest read".
+	Step string `json:"step,omitempty"`
 }
 
 // Saved is the tokens the run saved.
@@ -219,6 +244,9 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).
 
 // Run is Apply with the detail of ctx-summarize's --json report.
 func (f *Filter) Run(t *transcript.Transcript) Report {
+	if f.opts.Budget > 0 {
+		return f.runBudget(t)
+	}
 	run := stats.Start(t)
 	rep, plans, before := f.decide(t)
 	for _, p := range plans {
@@ -296,10 +324,14 @@ func (f *Filter) decide(t *transcript.Transcript) (rep Report, plans []plan, bef
 // together. texts and before are every result's text and tokens.
 func (f *Filter) plan(t *transcript.Transcript, texts []string, before []int, k *Kept) ([]plan, int) {
 	protected := f.protected(t, before)
+	latest := make([]bool, len(t.Results))
+	if !f.opts.SummarizeLatestReads {
+		latest = t.LatestReads()
+	}
 	refs := marker.Referenced(t)
 	var old []*transcript.Result
 	for i, r := range t.Results {
-		if !f.keep(r, protected[i], refs, k) {
+		if !f.keep(r, protected[i], latest[i], refs, k) {
 			old = append(old, r)
 		}
 	}
@@ -369,7 +401,7 @@ func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
 }
 
 // keep reports whether a result stays whole, and counts why.
-func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool, k *Kept) bool {
+func (f *Filter) keep(r *transcript.Result, protected, latest bool, refs map[string]bool, k *Kept) bool {
 	switch {
 	case r.HasPrefix("[ctx-") && marker.Is(r.Text(), ""):
 		k.Marker++
@@ -383,6 +415,8 @@ func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool
 		k.Excluded++
 	case r.Call == nil:
 		k.NoCall++
+	case latest:
+		k.LatestRead++
 	case protected:
 		k.Protected++
 	default:
@@ -393,7 +427,8 @@ func (f *Filter) keep(r *transcript.Result, protected bool, refs map[string]bool
 
 // protected marks the results in a protected window: the last KeepRecent
 // results, those in the last ProtectTurns user turns, and the most recent
-// ones up to ProtectTokens (the one that crosses it included).
+// ones up to ProtectTokens (the one that crosses it included) and at most
+// ProtectCalls of them.
 func (f *Filter) protected(t *transcript.Transcript, toks []int) []bool {
 	n := len(t.Results)
 	p := make([]bool, n)
@@ -418,8 +453,9 @@ func (f *Filter) protected(t *transcript.Transcript, toks []int) []bool {
 			}
 		}
 	}
+	tok, calls := f.opts.ProtectTokens, f.opts.ProtectCalls
 	sum := 0
-	for i := n - 1; i >= 0 && sum < f.opts.ProtectTokens; i-- {
+	for i := n - 1; i >= 0 && (tok > 0 || calls > 0) && (tok == 0 || sum < tok) && (calls == 0 || n-i <= calls); i-- {
 		p[i] = true
 		sum += toks[i]
 	}

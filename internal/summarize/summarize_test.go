@@ -77,14 +77,17 @@ func newFilter(t *testing.T, opts Options) *Filter {
 	return f
 }
 
-// fourTurns is user u1, results r0 and r1, user u2, r2, user u3, r3.
+// fourTurns is user u1, results r0 and r1, user u2, r2, user u3, r3: the
+// outputs of four commands.
 func fourTurns() *chat {
 	c := &chat{}
-	c.user("u1").call("c0", "read_file", readArgs("a.go"), lines("a", 40)).call("c1", "read_file", readArgs("b.go"), lines("b", 40))
-	c.user("u2").call("c2", "read_file", readArgs("c.go"), lines("c", 40))
-	c.user("u3").call("c3", "read_file", readArgs("d.go"), lines("d", 40))
+	c.user("u1").call("c0", "run_shell", cmdArgs("make a"), lines("a", 40)).call("c1", "run_shell", cmdArgs("make b"), lines("b", 40))
+	c.user("u2").call("c2", "run_shell", cmdArgs("make c"), lines("c", 40))
+	c.user("u3").call("c3", "run_shell", cmdArgs("make d"), lines("d", 40))
 	return c
 }
+
+func cmdArgs(cmd string) string { return fmt.Sprintf(`{"command":%q}`, cmd) }
 
 // TestProtected checks each window at its edges. Every result has 100
 // tokens.
@@ -195,8 +198,9 @@ func TestTrigger(t *testing.T) {
 }
 
 // TestNeverSummarized: edits and writes, failed calls, markers, results a
-// pointer names, excluded tools and orphan results stay whole, however
-// old and large; a plain old read beside them is summarized.
+// pointer names, excluded tools, orphan results and the latest read of a
+// file stay whole, however old and large; a plain old read beside them is
+// summarized.
 func TestNeverSummarized(t *testing.T) {
 	big := lines("x", 60)
 	c := &chat{}
@@ -209,10 +213,11 @@ func TestNeverSummarized(t *testing.T) {
 		call("target", "read_file", readArgs("d.go"), big).
 		call("ptr", "read_file", readArgs("d.go"), "[ctx-dedupe] Re-read of d.go: identical to the result of call target above; content not repeated here.").
 		call("excl", "todo_write", `{"todos":[]}`, big).
-		result("orphan", big)
+		result("orphan", big).
+		call("latest", "read_file", readArgs("a.go"), big)
 	tr := c.parse(t)
 	rep := newFilter(t, Options{ExcludeTools: []string{"TODO_WRITE"}}).Run(tr)
-	want := Kept{Marker: 2, Referenced: 1, EditWrite: 2, Failed: 1, Excluded: 1, NoCall: 1}
+	want := Kept{Marker: 2, Referenced: 1, EditWrite: 2, Failed: 1, Excluded: 1, NoCall: 1, LatestRead: 1}
 	if rep.Kept != want || rep.Summarized != 1 {
 		t.Fatalf("kept %+v and summarized %d, want %+v and 1", rep.Kept, rep.Summarized, want)
 	}
@@ -286,7 +291,7 @@ func TestReportAddsUp(t *testing.T) {
 	tr := c.parse(t)
 	rep := newFilter(t, Options{KeepRecent: 1}).Run(tr)
 	k := rep.Kept
-	if n := rep.Summarized + k.Marker + k.Referenced + k.EditWrite + k.Failed + k.Excluded + k.NoCall + k.Protected + k.NotShorter + k.BelowMinimum; n != rep.Results {
+	if n := rep.Summarized + k.Marker + k.Referenced + k.EditWrite + k.Failed + k.Excluded + k.NoCall + k.LatestRead + k.Protected + k.NotShorter + k.BelowMinimum; n != rep.Results {
 		t.Errorf("%d summarized and kept, %d results", n, rep.Results)
 	}
 	var before, after, results, summarized int

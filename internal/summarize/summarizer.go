@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -58,11 +59,37 @@ func (s Rules) summarize(c *transcript.Call, text string) (string, output, bool)
 	if f == nil {
 		return "", o, false
 	}
+	if KeepsErrorLines(c.Kind) {
+		o.keepErrors()
+	}
 	facts, detail, ok := f(o)
 	if !ok {
 		return "", o, false
 	}
-	return o.line(append([]string{o.status()}, facts...), detail), o, true
+	switch c.Kind {
+	case tools.Read, tools.List, tools.Search, tools.Git:
+	default:
+		// A kind that names no paths of its own: the paths the output names,
+		// up to a bound, then how many more.
+		o.must.paths, o.must.generic = outcome.Paths(o.body), true
+		if n := len(o.must.paths); n > maxPaths {
+			o.must.paths, o.must.morePaths = o.must.paths[:maxPaths], n-maxPaths
+		}
+	}
+	return o.kept(o.line(append([]string{o.status()}, facts...), detail), o.must.generic), o, true
+}
+
+// KeepsErrorLines reports whether the summary of an output of this kind
+// keeps every line that says what went wrong (outcome.ErrorLines): the
+// output of a command or a tool that ran, not the content of files that a
+// read, a search, a listing or git (a diff, a log) printed, where an
+// "Error:" is text.
+func KeepsErrorLines(k tools.Kind) bool {
+	switch k {
+	case tools.Read, tools.Search, tools.List, tools.Git, tools.Edit, tools.Write:
+		return false
+	}
+	return true
 }
 
 // pick chooses the summary for a call by its kind (for shell tools, the kind
@@ -101,7 +128,8 @@ func pick(c *transcript.Call, body string) kindSummary {
 
 // Clear is the summarizer of --mode clear: one line that names the tool,
 // what the call was about, how it ended and the size removed, as
-// Anthropic's context editing clears old tool results.
+// Anthropic's context editing clears old tool results; then the lines of
+// the output that say what went wrong, which are never cleared.
 type Clear struct {
 	Cwd     string
 	Handle  func(*transcript.Result) string // as Rules.Handle
@@ -113,9 +141,17 @@ func (s Clear) Summarize(c *transcript.Call, text string) (string, bool) {
 	if c.Kind == tools.Edit || c.Kind == tools.Write || text == "" {
 		return "", false
 	}
+	return s.clear(c, text, s.Counter.Count(text)), true
+}
+
+// clear is the clear of text, which has n tokens.
+func (s Clear) clear(c *transcript.Call, text string, n int) string {
 	o := newOutput(c, text, s.Cwd, handleOf(s.Handle, c))
-	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(s.Counter.Count(text), "token", "tokens") + ", not shown here"
-	return o.line([]string{o.status(), removed}, ""), true
+	if KeepsErrorLines(c.Kind) {
+		o.keepErrors()
+	}
+	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(n, "token", "tokens") + ", not shown here"
+	return o.kept(o.line([]string{o.status(), removed}, ""), false)
 }
 
 // The summaries of each kind.

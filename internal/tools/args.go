@@ -19,6 +19,21 @@ type Range struct {
 // Whole reports whether the range is the whole file.
 func (r Range) Whole() bool { return r == Range{} }
 
+// Contains reports whether every line of range o is in r, by the ranges
+// alone: the whole file contains every range, lines a-b the lines between
+// them, the last n lines the last m lines when m <= n.
+func (r Range) Contains(o Range) bool {
+	switch {
+	case r.Whole():
+		return true
+	case o.Last > 0:
+		return r.Last >= o.Last
+	case r.Last > 0 || o.Whole():
+		return false
+	}
+	return max(o.Start, 1) >= max(r.Start, 1) && (r.End == 0 || o.End != 0 && o.End <= r.End)
+}
+
 // String is how markers and reports name the range: "lines 1-200",
 // "lines 40-end", "last 20 lines", or "" for the whole file.
 func (r Range) String() string {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"path"
 	"strings"
 
@@ -67,6 +68,9 @@ func isPatch(text string) bool {
 func ChangeOf(kind Kind, a Args, input string) Change {
 	if a.Command != "" {
 		return shellChange(kind, a.Command)
+	}
+	if IsStub(input) {
+		return unknownChange("its text was left out of the transcript: " + gjson.Get(input, StubKey).String())
 	}
 	if !jsonscan.Valid(input) {
 		if act := ParseAction(input); act.Command != "" {
@@ -210,4 +214,45 @@ func firstBool(v gjson.Result, keys []string) bool {
 		}
 	}
 	return false
+}
+
+// StubKey is the argument under which a Stub holds its note.
+const StubKey = "ctx-summarize"
+
+// Stub returns an edit's or a write's arguments without the text they
+// change: the JSON object input with only the arguments that name the file
+// and say why (its path and intent, and str_replace_editor's command, which
+// makes the call an edit), as written, and note under StubKey. false when
+// input is not a JSON object, is a stub already, or holds nothing else.
+func Stub(input, note string) (string, bool) {
+	in := gjson.Parse(input)
+	if !in.IsObject() || !jsonscan.Valid(input) || IsStub(input) {
+		return "", false
+	}
+	keep := map[string]bool{"command": true}
+	for _, k := range append(append([]string{}, pathKeys...), intentKeys...) {
+		keep[k] = true
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	dropped := false
+	in.ForEach(func(k, v gjson.Result) bool {
+		if !keep[k.String()] {
+			dropped = true
+			return true
+		}
+		b.WriteString(k.Raw + ":" + v.Raw + ",")
+		return true
+	})
+	if !dropped {
+		return "", false
+	}
+	quoted, _ := json.Marshal(note) // a string always encodes
+	b.WriteString(`"` + StubKey + `":` + string(quoted) + "}")
+	return b.String(), true
+}
+
+// IsStub reports whether a call's arguments are a Stub.
+func IsStub(input string) bool {
+	return strings.Contains(input, `"`+StubKey+`"`) && gjson.Get(input, StubKey).Type == gjson.String
 }

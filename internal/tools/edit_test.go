@@ -2,6 +2,7 @@ package tools
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -55,5 +56,40 @@ func TestChangeOf(t *testing.T) {
 	}
 	if got := ChangeOf(Edit, Args{}, "not json"); got.Op != EditUnknown {
 		t.Errorf("free-form input that is not a patch: %+v", got)
+	}
+}
+
+func TestStub(t *testing.T) {
+	cases := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`{"file_path":"/p/a.go","old_string":"x","new_string":"y","replace_all":false}`, `{"file_path":"/p/a.go","ctx-summarize":"n \"q\""}`, true},
+		{`{"command":"str_replace","path":"/w/a.py","old_str":"x","new_str":"y"}`, `{"command":"str_replace","path":"/w/a.py","ctx-summarize":"n \"q\""}`, true},
+		{`{"path":"a.go","intent":"fix the bug","content":"package a"}`, `{"path":"a.go","intent":"fix the bug","ctx-summarize":"n \"q\""}`, true},
+		{`{"path":"a.go"}`, "", false},                                   // nothing to leave out
+		{`"*** Begin Patch"`, "", false},                                 // not an object
+		{`{"path":"a.go","ctx-summarize":"x","content":"y"}`, "", false}, // a stub already
+	}
+	for _, c := range cases {
+		got, ok := Stub(c.in, `n "q"`)
+		if got != c.want || ok != c.ok {
+			t.Errorf("Stub(%s) = %s, %v; want %s, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if ok {
+			if !IsStub(got) {
+				t.Errorf("IsStub(%s) = false", got)
+			}
+			kind, args := NewTable(nil).Classify("str_replace_editor", gjson.Parse(got))
+			if strings.Contains(c.in, "str_replace") && (kind != Edit || args.Path != "/w/a.py") {
+				t.Errorf("the stub of %s is a %s of %q", c.in, kind, args.Path)
+			}
+			if ch := ChangeOf(Edit, args, got); ch.Op != EditUnknown {
+				t.Errorf("ChangeOf a stub: %+v", ch)
+			}
+		}
+	}
+	if IsStub(`{"path":"a.go","content":"ctx-summarize"}`) {
+		t.Error("IsStub of arguments that only mention the key")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -105,6 +106,35 @@ func FuzzChangeOf(f *testing.F) {
 			if len(c.Replacements) == 0 && !strings.Contains(input, "edits") {
 				t.Fatalf("ChangeOf(%s, %q): a replacement of nothing", name, input)
 			}
+		}
+	})
+}
+
+// FuzzStub: a stub of any edit's arguments is JSON that names the same
+// file, is a stub, and is not made a second time.
+func FuzzStub(f *testing.F) {
+	f.Add(`{"file_path":"/p/a.go","old_string":"x","new_string":"y"}`, "note")
+	f.Add(`{"command":"str_replace","path":"a.py","old_str":"\"q\"","new_str":"é"}`, "[ctx-summarize] \"n\"")
+	f.Add(`{"path":"a","path":"b","content":1}`, "")
+	f.Fuzz(func(t *testing.T, input, note string) {
+		if !utf8.ValidString(note) {
+			return // a filter's notes are text
+		}
+		stub, ok := Stub(input, note)
+		if !ok {
+			return
+		}
+		if !gjson.Valid(stub) || !IsStub(stub) || gjson.Get(stub, StubKey).String() != note {
+			t.Fatalf("Stub(%s) = %s", input, stub)
+		}
+		table := NewTable(nil)
+		_, before := table.Classify("Edit", gjson.Parse(input))
+		_, after := table.Classify("Edit", gjson.Parse(stub))
+		if before.Path != after.Path || before.Intent != after.Intent {
+			t.Fatalf("Stub(%s) = %s: the path or intent changed", input, stub)
+		}
+		if _, again := Stub(stub, note); again {
+			t.Fatalf("a stub of a stub: %s", stub)
 		}
 	})
 }

@@ -119,7 +119,7 @@ func (p *parser) anthropicMessage(v jsonscan.Value, pos Pos, tur jsonscan.Value)
 			img, _ := imageBlock(b)
 			m.Blocks = append(m.Blocks, img)
 		case "tool_use", "server_tool_use":
-			p.call(m, f[3].Str(), f[4].Str(), f[5].RawOr("{}"), false)
+			p.call(m, f[3].Str(), f[4].Str(), f[5].RawOr("{}"), false).raw = f[5]
 		case "tool_result":
 			ref, images := resultContent(b, f[7], "content", "text")
 			r := p.result(m, f[6].Str(), ref, images)
@@ -247,7 +247,7 @@ func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
 		if !fn[1].IsString() {
 			input = fn[1].Raw
 		}
-		p.call(m, f[0].Str(), fn[0].Str(), input, false)
+		p.call(m, f[0].Str(), fn[0].Str(), input, false).raw = fn[1]
 		return true
 	})
 }
@@ -333,7 +333,7 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 			})
 		}
 	case "function_call":
-		p.call(p.message("assistant", pos), id, f[5].Str(), f[6].Str(), false)
+		p.call(p.message("assistant", pos), id, f[5].Str(), f[6].Str(), false).raw = f[6]
 	case "custom_tool_call":
 		p.call(p.message("assistant", pos), id, f[5].Str(), f[7].Str(), true)
 	case "local_shell_call", "web_search_call":

@@ -148,6 +148,17 @@ type Call struct {
 	// InputIsText says Input is a custom tool's free-form text (Codex's
 	// apply_patch), not JSON.
 	InputIsText bool
+
+	// raw is the input where the format holds it, a JSON object or a
+	// string of JSON, for SetInput; empty where the transcript cannot
+	// rewrite it (a custom tool's text, a SWE-agent action, no input).
+	raw jsonscan.Value
+}
+
+// CanSetInput reports whether SetInput can rewrite the call's arguments: a
+// JSON object, as a tool_use block or a function call's arguments hold it.
+func (c *Call) CanSetInput() bool {
+	return c.raw.IsObject() || c.raw.IsString() && !c.InputIsText && jsonscan.Parse(c.Input, 0).IsObject()
 }
 
 // Result is one tool result.

@@ -323,3 +323,54 @@ func TestStrSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestSetInput rewrites every call's arguments that the format can hold as a
+// JSON object, in every fixture and corpus file: the output parses, the
+// call has its new arguments, the same kind when they name the same path,
+// and nothing else changed; a call whose arguments are a tool's free text
+// cannot be rewritten.
+func TestSetInput(t *testing.T) {
+	rewritten := 0
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		tr, _ := parseFile(t, path)
+		want := map[int]string{}
+		for _, c := range tr.Calls {
+			if !c.CanSetInput() {
+				if !c.InputIsText && c.Input != "" && c.raw.Raw != "" && jsonscan.Parse(c.Input, 0).IsObject() {
+					t.Errorf("%s: call %s has JSON object arguments but cannot be rewritten", path, c.ID)
+				}
+				continue
+			}
+			in := `{"path":` + jsonString(c.Args.Path) + `,"note":"[ctx-test] \"quoted\" <b>"}`
+			tr.SetInput(c, in)
+			want[c.Index] = in
+		}
+		out, err := Parse(tr.Bytes(), Options{Format: tr.Format})
+		if err != nil {
+			t.Fatalf("%s: the output does not parse: %v", path, err)
+		}
+		if len(out.Calls) != len(tr.Calls) || len(out.Results) != len(tr.Results) || len(out.Messages) != len(tr.Messages) {
+			t.Fatalf("%s: calls, results or messages changed", path)
+		}
+		for i, c := range out.Calls {
+			in, ok := want[i]
+			switch {
+			case ok && c.Input != in:
+				t.Errorf("%s: call %s has %q, want %q", path, c.ID, c.Input, in)
+			case !ok && c.Input != tr.Calls[i].Input:
+				t.Errorf("%s: call %s changed", path, c.ID)
+			case c.ID != tr.Calls[i].ID || c.Name != tr.Calls[i].Name || (c.Result == nil) != (tr.Calls[i].Result == nil):
+				t.Errorf("%s: call %s lost its id, name or result", path, c.ID)
+			}
+		}
+		for i, r := range out.Results {
+			if r.Text() != tr.Results[i].Text() {
+				t.Errorf("%s: result %d changed", path, i)
+			}
+		}
+		rewritten += len(want)
+	}
+	if rewritten == 0 {
+		t.Fatal("no call rewritten: the test checks nothing")
+	}
+}

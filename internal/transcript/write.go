@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/tidwall/sjson"
+
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 )
 
 // edit replaces src[start:end] with repl.
@@ -56,6 +58,28 @@ func (t *Transcript) SetText(r *Result, text string) {
 	}
 	t.replace(c.start, c.end, repl)
 	r.text, r.decoded = text, true
+}
+
+// SetInput replaces a call's arguments with input, a JSON object, where
+// the format holds them (CanSetInput): in place of a tool_use block's input
+// object, or as the string of a function call's arguments. A filter leaves
+// the arguments of a call alone but to replace the text an edit changed
+// with a note that says where it is (ctx-summarize --budget); the rest of
+// the input is untouched.
+func (t *Transcript) SetInput(c *Call, input string) {
+	if !c.CanSetInput() || !jsonscan.Parse(input, 0).IsObject() || !jsonscan.Valid(input) {
+		panic("transcript: SetInput of " + c.ID + " without a JSON object where the format can hold one")
+	}
+	if input == c.Input {
+		return
+	}
+	repl := input
+	if c.raw.IsString() {
+		repl = jsonString(input)
+	}
+	start, end := c.raw.Span()
+	t.replace(start, end, repl)
+	c.Input = input
 }
 
 // SetMirror replaces the text of a result's i-th mirror (see Result.Mirrors).

@@ -80,12 +80,20 @@ func New(opts Options) (*Filter, error) {
 // of the input stays byte for byte) and reports what it did. It never
 // touches a result that starts with a marker of any ctx-* filter, one that a
 // marker points at, the result of an edit or write, or a result without
-// text.
+// text; nor, unless Tools or All name what to cut, the latest read of a file
+// (its most recent state).
 func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	refs := marker.Referenced(t)
+	latest := make([]bool, len(t.Results))
+	if f.names == nil && !f.opts.All {
+		// A shell read (cat, sed -n) is cut only when a later read shows the
+		// file again: a file's latest state stays whole unless the user
+		// names the tools to cut.
+		latest = t.LatestReads()
+	}
 	var todo []*transcript.Result
-	for _, r := range t.Results {
-		if f.inScope(r) && !refs[r.CallID] && !r.HasPrefix("[ctx-") {
+	for i, r := range t.Results {
+		if f.inScope(r) && !refs[r.CallID] && !latest[i] && !r.HasPrefix("[ctx-") {
 			todo = append(todo, r)
 		}
 	}

@@ -218,3 +218,29 @@ func TestNewChecksOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestLatestReadStaysWhole: a long shell read (cat, sed -n) is cut when a
+// later read shows the file again, and the latest read of a file is left
+// whole, unless the tools to cut are named.
+func TestLatestReadStaysWhole(t *testing.T) {
+	long := strings.Repeat("a line of the file\\n", 2000)
+	call := func(id, cmd string) string {
+		return `{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"bash","arguments":"{\"command\":\"` + cmd + `\"}"}}]},` +
+			`{"role":"tool","tool_call_id":"` + id + `","content":"` + long + `"}`
+	}
+	data := []byte(`[` + call("c1", "cat a.txt") + `,` + call("c2", "sed -n '1,2000p' a.txt") + `,` + call("c3", "cat b.txt") + `]`)
+	for _, c := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"default", Options{Rules: DefaultRules()}, "c1"},
+		{"tools named", Options{Rules: DefaultRules(), Tools: []string{"bash"}}, "c1 c2 c3"},
+		{"all", Options{Rules: DefaultRules(), All: true}, "c1 c2 c3"},
+	} {
+		before, after, _ := run(t, data, c.opts)
+		if got := strings.Join(cutIDs(before, after), " "); got != c.want {
+			t.Errorf("%s: cut %s, want %s", c.name, got, c.want)
+		}
+	}
+}
