@@ -33,6 +33,7 @@ var commands = map[string]Command{
 	"ctx-truncate":  Truncate,
 	"ctx-archive":   Archive,
 	"ctx-recall":    Recall(mcpserver.Serve),
+	"ctx-loops":     Loops,
 }
 
 func TestMain(m *testing.M) {
