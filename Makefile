@@ -6,7 +6,7 @@ CMDS        := $(notdir $(wildcard cmd/ctx-*))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 EXAMPLE     := examples/session.jsonl
 
-.PHONY: all build demo test lint bench bench-scale bench-archive measure fuzz install clean
+.PHONY: all build demo test e2e lint bench bench-scale bench-archive measure fuzz install clean
 
 all: build
 
@@ -26,6 +26,11 @@ demo: build
 # with the race detector.
 test:
 	$(GO) test -race ./...
+
+# The real Claude Code and Codex CLI against a scripted model server
+# (internal/e2e); they install once from the npm registry (docs/hooks.md).
+e2e:
+	CTX_E2E=1 $(GO) test -count=1 ./internal/e2e/
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }

@@ -179,6 +179,9 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	case actionErr != nil:
 		code = ExitFailure
 	}
+	if code == ExitUsage && inHook(args) {
+		code = ExitFailure // an agent reads 2 as "block the call"
+	}
 	msg := err.Error()
 	if code == ExitUsage {
 		msg += " (see " + cmd.Name + " --help)"

@@ -34,6 +34,7 @@ var commands = map[string]Command{
 	"ctx-archive":   Archive,
 	"ctx-recall":    Recall(mcpserver.Serve),
 	"ctx-playbook":  Playbook,
+	"ctx-loops":     Loops,
 }
 
 func TestMain(m *testing.M) {

@@ -45,6 +45,10 @@ Copies of a replaced output that the format keeps beside the result (Claude Code
 toolUseResult, Codex's exec_command_end events) get the marker line too, unless
 --keep-mirrors. See docs/dedupe.md and docs/markers.md.
 
+--hook claude-code makes it Claude Code's PostToolUse hook on Read: a read identical to the
+last read of the same file and lines in the session's transcript reaches the model as a
+pointer to it (docs/hooks.md, examples/hooks).
+
 EXAMPLES:
    ctx-dedupe session.jsonl > smaller.jsonl
    ctx-dedupe --stats -i ~/.claude/projects/*/*.jsonl
@@ -63,12 +67,15 @@ EXAMPLES:
 			Usage: "never replace the last `N` tool results"},
 		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
 			Usage: "leave the copies of a replaced output that the format keeps beside it (Claude Code's toolUseResult) as they are"},
-		EncodingFlag,
+		EncodingFlag, HookFlag,
 	),
 	Run: runDedupe,
 }
 
 func runDedupe(e *Env) error {
+	if e.IsSet(HookFlag.Name) {
+		return e.Hook(dedupeHook(e))
+	}
 	ctr, err := e.Counter()
 	if err != nil {
 		return err

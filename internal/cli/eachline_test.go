@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"weak"
@@ -57,6 +58,8 @@ func TestEachLineIsEachAlone(t *testing.T) {
 		{Count, []string{"--encoding", "approx", "--top", "3"}},
 		{Changelog, nil},
 		{Archive, []string{"--db", filepath.Join(t.TempDir(), "archive.db")}},
+		{Loops, []string{"--min", "2"}},
+		{Loops, []string{"--banner"}},
 	} {
 		t.Run(c.cmd.Name, func(t *testing.T) {
 			args := append([]string{c.cmd.Name, "--each-line", "--jobs", "4"}, c.args...)
@@ -90,11 +93,11 @@ func TestEachLineIsEachAlone(t *testing.T) {
 }
 
 // alone is what a tool's --each-line output for a line should be, from the
-// tool run on the line alone: the transcript for a filter; for ctx-count
-// and ctx-changelog the same report as --json, on one line, with the line
-// number.
+// tool run on the line alone: the transcript for a filter; for ctx-count,
+// ctx-changelog and ctx-loops the same report as --json, on one line, with
+// the line number.
 func alone(t *testing.T, cmd Command, args []string, line string, num int) string {
-	report := cmd.Name == Count.Name || cmd.Name == Changelog.Name
+	report := cmd.Name == Count.Name || cmd.Name == Changelog.Name || cmd.Name == Loops.Name && !slices.Contains(args, "--banner")
 	argv := append([]string{cmd.Name}, args...)
 	if report {
 		argv = append(argv, "--json")
@@ -119,6 +122,19 @@ func alone(t *testing.T, cmd Command, args []string, line string, num int) strin
 		return fmt.Sprintf(`{"version":%d,"encoding":%q,"line":%d,%s`, s.Version, s.Encoding, num, report[1:])
 	case Changelog.Name:
 		return strings.ReplaceAll(compact(t, out), `"source":"<stdin>"`, fmt.Sprintf(`"source":"<stdin>:%d"`, num))
+	case Loops.Name:
+		if !report {
+			break
+		}
+		var s struct {
+			Version, Min, Cycles int
+			Files                []json.RawMessage
+		}
+		if err := json.Unmarshal(out, &s); err != nil || len(s.Files) != 1 {
+			t.Fatalf("ctx-loops --json: %v", err)
+		}
+		r := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(compact(t, s.Files[0]))
+		return fmt.Sprintf(`{"version":%d,"min":%d,"cycles":%d,"line":%d,%s`, s.Version, s.Min, s.Cycles, num, r[1:])
 	}
 	return string(out)
 }

@@ -43,6 +43,10 @@ Token mode (like ttok): --max-tokens, --head-tokens and --tail-tokens count toke
 --encoding instead of chars; giving any of them turns it on (the others default to 2,500, 500
 and 500). See docs/truncate.md.
 
+--hook claude-code makes it Claude Code's PostToolUse hook on Bash: it reads the hook's JSON on
+stdin and answers with the output cut by the same rules, in Bash's own shape, so that a long
+output reaches the model already cut (docs/hooks.md, examples/hooks).
+
 EXAMPLES:
    ctx-truncate session.jsonl > short.jsonl
    ctx-truncate --stats -i ~/.claude/projects/*/*.jsonl
@@ -71,7 +75,7 @@ EXAMPLES:
 			Usage: "cut the results of every tool, and results without a call"},
 		&ucli.BoolFlag{Name: "keep-mirrors", EnvVars: []string{"CTX_KEEP_MIRRORS"},
 			Usage: "leave the copies of an output kept beside its result (Claude Code's toolUseResult...) whole"},
-		EncodingFlag,
+		EncodingFlag, HookFlag,
 	),
 	Run: runTruncate,
 }
@@ -129,6 +133,9 @@ func runTruncate(e *Env) error {
 	f, err := truncate.New(opts)
 	if err != nil {
 		return Usagef("--%v", err)
+	}
+	if e.IsSet(HookFlag.Name) {
+		return e.Hook(truncateHook(e, opts))
 	}
 	return e.Filter(func(t *transcript.Transcript) (stats.Report, error) {
 		return f.Apply(t), nil

@@ -229,23 +229,7 @@ func (o Outcome) Message(text string) string {
 	if !o.Failed {
 		return ""
 	}
-	body := Body(text)
-	line := ""
-	for l := range Lines(body) {
-		if l.Kind.IsError() {
-			line = strings.TrimSpace(l.Text)
-			break
-		}
-	}
-	if line == "" {
-		for l := range strings.SplitSeq(body, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				line = l
-				break
-			}
-		}
-	}
-	line = textfmt.Clip(line, 200)
+	line := ErrorLine(text)
 	if o.HasExitCode && o.ExitCode != 0 {
 		if line == "" {
 			return "failed (exit " + strconv.Itoa(o.ExitCode) + ")"
@@ -256,4 +240,31 @@ func (o Outcome) Message(text string) string {
 		return "failed"
 	}
 	return line
+}
+
+// ErrorLine is the line of a failed output that says what went wrong: the
+// first line of its Body that matters as an error (a traceback's lines only
+// when no other does: "Traceback (most recent call last):" says nothing of
+// what went wrong), else its first line that is not empty, clipped to 200
+// chars; "" for an empty output.
+func ErrorLine(text string) string {
+	body := Body(text)
+	trace := ""
+	for l := range Lines(body) {
+		switch {
+		case l.Kind.IsError() && l.Kind != Trace:
+			return textfmt.Clip(strings.TrimSpace(l.Text), 200)
+		case l.Kind == Trace && trace == "":
+			trace = textfmt.Clip(strings.TrimSpace(l.Text), 200)
+		}
+	}
+	if trace != "" {
+		return trace
+	}
+	for l := range strings.SplitSeq(body, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return textfmt.Clip(l, 200)
+		}
+	}
+	return ""
 }

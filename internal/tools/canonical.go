@@ -26,11 +26,11 @@ func Canonical(input string, isText bool) string {
 		for _, k := range commandKeys {
 			switch c := obj[k].(type) {
 			case string:
-				obj[k] = strings.Join(strings.Fields(c), " ")
+				obj[k] = CanonicalCommand(c)
 			case []any:
 				for i, w := range c {
 					if s, ok := w.(string); ok {
-						c[i] = strings.Join(strings.Fields(s), " ")
+						c[i] = CanonicalCommand(s)
 					}
 				}
 			}
@@ -44,3 +44,9 @@ func Canonical(input string, isText bool) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// CanonicalCommand is a command line in Canonical's spelling: its runs of
+// white space made one space. The loop detector keys shell calls by it, since
+// agents spell the same command in different argument shapes (Claude Code's
+// Bash {"command"}, Codex's exec_command {"cmd", "workdir", ...}).
+func CanonicalCommand(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,13 @@
+// Command ctx-loops finds an agent's error loops, and as a hook denies the
+// call that would repeat one.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Loops, os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/hook"
+)
+
+// HookFlag turns a command into an agent's hook: it reads the hook payload
+// on stdin and answers in that agent's shape.
+var HookFlag = &ucli.StringFlag{Name: "hook", EnvVars: []string{"CTX_HOOK"},
+	Usage: "run as `AGENT`'s hook (claude-code or codex): read its hook payload on stdin, answer on stdout (docs/hooks.md)"}
+
+// Handler answers one hook payload; a nil Answer lets the call go on
+// unchanged.
+type Handler func(agent hook.Agent, p hook.Payload) (hook.Answer, error)
+
+// Hook runs a command as a hook. A hook runs on every tool call and must
+// never break the agent: whatever goes wrong (a payload it cannot read, a
+// transcript it cannot parse, a panic) lets the call go on, with one line on
+// stderr and exit status 0. Exit status 2, which blocks the call, is never
+// used.
+func (e *Env) Hook(handle Handler) (err error) {
+	// One goroutine does all the work (parallel.For then runs inline), so
+	// that recover catches every panic: one in another goroutine would end
+	// the process with status 2. A hook reads little after its first call.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	agent, err := hook.ParseAgent(e.String(HookFlag.Name))
+	if err != nil {
+		return Failf("--hook: %v", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.hookError(fmt.Errorf("internal error: %v", r))
+			err = nil
+		}
+	}()
+	data, err := io.ReadAll(e.Stdin)
+	if err != nil {
+		e.hookError(err)
+		return nil
+	}
+	p, err := hook.Parse(data)
+	if err != nil {
+		e.hookError(err)
+		return nil
+	}
+	answer, err := handle(agent, p)
+	if err != nil {
+		e.hookError(err)
+		return nil
+	}
+	if answer != nil {
+		_, err = e.Stdout.Write(append(answer, '\n'))
+	}
+	return err
+}
+
+// hookError is the one line a failing hook leaves on stderr.
+func (e *Env) hookError(err error) {
+	printError(e.Stderr, e.Name+" --hook", err.Error()+"; the call goes on unchanged")
+}
+
+// inHook reports whether a command line runs a hook, so that even a usage
+// error ends with status 1 and not 2, which an agent reads as "block".
+func inHook(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--hook" || a == "-hook" || strings.HasPrefix(a, "--hook=") || strings.HasPrefix(a, "-hook=") {
+			return true
+		}
+	}
+	return os.Getenv(HookFlag.EnvVars[0]) != ""
+}

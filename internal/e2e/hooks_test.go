@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/agenttest"
+	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+)
+
+// example reads one of the example hook configurations, as a user pastes it.
+func example(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testutil.Root(t), "examples", "hooks", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// hookEnv is what an agent's hooks run with: the ctx-* binaries first on
+// the PATH, and their state in the test's own directory.
+func hookEnv(t *testing.T) []string {
+	return []string{pathEnv(tools(t)), "CTX_STATE_DIR=" + t.TempDir()}
+}
+
+// TestLoopDenied: the model calls the same failing command three times; the
+// example PreToolUse hook denies the third, and the next request to the
+// model carries the reason instead of a third failure.
+func TestLoopDenied(t *testing.T) {
+	cases := []struct {
+		agent  agenttest.Agent
+		hooks  string
+		script []agenttest.Turn
+	}{
+		{agenttest.ClaudeCode, "claude-code/settings.json", repeat(3, agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": "cat missing.txt", "description": "Show the file"}})},
+		{agenttest.Codex, "codex/hooks.json", repeat(3, agenttest.Turn{Tool: "exec_command", Input: map[string]any{"cmd": "cat missing.txt"}})},
+		{agenttest.Codex, "codex/config.toml", repeat(3, agenttest.Turn{Tool: "exec_command", Input: map[string]any{"cmd": "cat missing.txt"}})},
+	}
+	for _, c := range cases {
+		t.Run(c.hooks, func(t *testing.T) {
+			exe := c.agent.Install(t)
+			srv := server(t, c.script)
+			run := c.agent.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Show me missing.txt.", Hooks: example(t, c.hooks), Env: hookEnv(t)})
+			results := srv.ToolResults()
+			if len(results) != 3 {
+				t.Fatalf("the model saw %d tool results, want 3: %q", len(results), results)
+			}
+			for _, r := range results[:2] {
+				if !strings.Contains(r, "No such file or directory") {
+					t.Errorf("a failure the model saw: %q", r)
+				}
+			}
+			if want := "[ctx-loops] Call not run: it would repeat an error loop.\nBash (cat missing.txt) has already failed 2 times"; !strings.Contains(results[2], want) {
+				t.Errorf("the third call: the model saw %q, want the hook's reason %q", results[2], want)
+			}
+			path := run.Transcript(t)
+			if tr := transcripttest.Load(t, path); len(tr.Calls) != 3 {
+				t.Errorf("the transcript holds %d calls, want 3", len(tr.Calls))
+			}
+			everyTool(t, tools(t), path)
+		})
+	}
+}
+
+// TestOutputCut: a 5,000-line Bash output reaches the model already cut by
+// the example PostToolUse hook, and the session file records the cut.
+func TestOutputCut(t *testing.T) {
+	exe := agenttest.ClaudeCode.Install(t)
+	srv := server(t, []agenttest.Turn{{Tool: "Bash", Input: map[string]any{"command": "seq 1 5000", "description": "Count"}}})
+	run := agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Count to 5000.",
+		Hooks: example(t, "claude-code/settings.json"), Env: hookEnv(t)})
+	results := srv.ToolResults()
+	if len(results) != 1 {
+		t.Fatalf("the model saw %d tool results, want 1", len(results))
+	}
+	got := results[0]
+	if !strings.HasPrefix(got, "1\n2\n3\n") || !strings.HasSuffix(got, "4999\n5000") ||
+		!strings.Contains(got, "\n[ctx-truncate] 23,892 chars, 5,000 lines; ") || len(got) > 6000 {
+		t.Errorf("the model saw %d chars, want the head, the marker and the tail:\n%q\n…\n%q", len(got), got[:min(300, len(got))], got[max(0, len(got)-300):])
+	}
+	path := run.Transcript(t)
+	tr := transcripttest.Load(t, path)
+	if len(tr.Results) != 1 || tr.Results[0].Text() != got {
+		t.Errorf("the transcript records another output than the model saw")
+	}
+	everyTool(t, tools(t), path)
+}
+
+// TestRereadPointer: the file is read, touched (so Claude Code reads it
+// again instead of answering "unchanged"), and read again: the example
+// PostToolUse hook makes the identical re-read a pointer to the first.
+func TestRereadPointer(t *testing.T) {
+	exe := agenttest.ClaudeCode.Install(t)
+	dir := t.TempDir()
+	var content strings.Builder
+	for i := 1; i <= 50; i++ {
+		content.WriteString("line of the config file, the same at every read\n")
+	}
+	file := filepath.Join(dir, "config.txt")
+	read := agenttest.Turn{Tool: "Read", Input: map[string]any{"file_path": file}}
+	srv := server(t, []agenttest.Turn{
+		read,
+		{Tool: "Bash", Input: map[string]any{"command": "touch -d '+1 minute' config.txt", "description": "Touch"}},
+		read,
+	})
+	run := agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Read config.txt twice.", Dir: dir,
+		Files: map[string]string{"config.txt": content.String()}, Hooks: example(t, "claude-code/settings.json"), Env: hookEnv(t)})
+	results := srv.ToolResults()
+	if len(results) != 3 {
+		t.Fatalf("the model saw %d tool results, want 3", len(results))
+	}
+	if !strings.Contains(results[0], "line of the config file") {
+		t.Errorf("the first read: %q", results[0])
+	}
+	if want := "[ctx-dedupe] Re-read of config.txt (2,400 chars, 50 lines): identical to the result of call toolu_e2e_00 above"; !strings.Contains(results[2], want) {
+		t.Errorf("the re-read: the model saw %q, want %q", results[2], want)
+	}
+	everyTool(t, tools(t), run.Transcript(t))
+}
+
+func repeat(n int, turn agenttest.Turn) []agenttest.Turn {
+	out := make([]agenttest.Turn, n)
+	for i := range out {
+		out[i] = turn
+	}
+	return out
+}
+
+// server starts a scripted model server for the test.
+func server(t *testing.T, script []agenttest.Turn) *agenttest.Server {
+	t.Helper()
+	srv, err := agenttest.NewServer(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}

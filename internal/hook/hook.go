@@ -1,0 +1,147 @@
+// Package hook reads the payloads that Claude Code and Codex CLI send their
+// hooks on stdin and writes the answers each documents. It is pure: the
+// caller (internal/cli) reads stdin and writes stdout. Payloads are read
+// tolerantly: unknown fields are ignored and a field of an unexpected type
+// reads as empty, since the agents add fields from version to version.
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Agent is an agent whose hooks ctxkit answers.
+type Agent string
+
+// The agents, by the names --hook takes.
+const (
+	ClaudeCode Agent = "claude-code"
+	Codex      Agent = "codex"
+)
+
+// ParseAgent reads a --hook value.
+func ParseAgent(s string) (Agent, error) {
+	switch a := Agent(strings.ToLower(strings.TrimSpace(s))); a {
+	case ClaudeCode, Codex:
+		return a, nil
+	case "claude", "claudecode", "claude_code":
+		return ClaudeCode, nil
+	}
+	return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", s)
+}
+
+// The events ctxkit's hooks handle.
+const (
+	PreToolUse   = "PreToolUse"
+	PostToolUse  = "PostToolUse"
+	SessionStart = "SessionStart"
+)
+
+// Payload is what an agent sends a hook. Fields the event does not carry
+// are empty.
+type Payload struct {
+	Event          string // hook_event_name
+	SessionID      string
+	TranscriptPath string // the session file: Claude Code's JSONL, Codex's rollout
+	Cwd            string
+	ToolName       string // Bash, Read... (Codex names its exec_command "Bash")
+	ToolUseID      string // the call's id in the transcript (Codex: the call_id)
+	// ToolInput is the call's arguments as JSON text ({"command": ...}), ""
+	// when absent.
+	ToolInput string
+	// ToolResponse is the tool's output as JSON text: an object in the tool's
+	// own shape for Claude Code (Bash: {stdout, stderr, interrupted,
+	// isImage}), a string for Codex. "" when absent.
+	ToolResponse string
+	Source       string // SessionStart: startup, resume, clear, compact
+	// Error is what a failed call gave (Claude Code's PostToolUseFailure).
+	Error string
+}
+
+// Parse reads a payload. Only JSON that is not an object is an error; what
+// the object lacks stays empty for the caller to judge.
+func Parse(data []byte) (Payload, error) {
+	if !gjson.ValidBytes(data) {
+		return Payload{}, errors.New("the payload on stdin is not JSON")
+	}
+	v := gjson.ParseBytes(data)
+	if !v.IsObject() {
+		return Payload{}, errors.New("the payload on stdin is not a JSON object")
+	}
+	str := func(key string) string {
+		if f := v.Get(key); f.Type == gjson.String {
+			return f.Str
+		}
+		return ""
+	}
+	raw := func(key string) string {
+		if f := v.Get(key); f.Exists() && f.Type != gjson.Null {
+			return f.Raw
+		}
+		return ""
+	}
+	return Payload{
+		Event:          str("hook_event_name"),
+		SessionID:      str("session_id"),
+		TranscriptPath: str("transcript_path"),
+		Cwd:            str("cwd"),
+		ToolName:       str("tool_name"),
+		ToolUseID:      str("tool_use_id"),
+		ToolInput:      raw("tool_input"),
+		ToolResponse:   raw("tool_response"),
+		Source:         str("source"),
+		Error:          str("error"),
+	}, nil
+}
+
+// Response returns a string field of Claude Code's tool_response object by
+// its path of keys separated by dots (stdout, file.content), and whether it
+// is there as a string.
+func (p Payload) Response(path string) (string, bool) {
+	if p.ToolResponse == "" {
+		return "", false
+	}
+	v := gjson.Get(p.ToolResponse, path)
+	return v.Str, v.Type == gjson.String
+}
+
+// EditResponse returns Claude Code's tool_response with the string fields
+// at the paths set to new values, and every other field as it was: the
+// tool's own shape, which updatedToolOutput must keep.
+func (p Payload) EditResponse(fields map[string]string) (string, error) {
+	out := p.ToolResponse
+	for path, v := range fields {
+		var err error
+		if out, err = sjson.Set(out, path, v); err != nil {
+			return "", err
+		}
+	}
+	return out, nil
+}
+
+// Answer is what a hook prints on stdout; nil prints nothing, which every
+// agent reads as "go on".
+type Answer []byte
+
+// Deny answers a PreToolUse hook: the call is not made, and the reason is
+// what the model reads instead of its result. Claude Code and Codex take the
+// same shape.
+func Deny(reason string) Answer {
+	out, _ := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`),
+		"hookSpecificOutput.permissionDecisionReason", reason)
+	return out
+}
+
+// UpdatedToolOutput answers a PostToolUse hook: the model and the
+// transcript get output instead of the tool's own. output is JSON text in
+// the tool's own shape (Bash: {stdout, stderr, interrupted, isImage});
+// Claude Code silently ignores an output of another shape.
+func UpdatedToolOutput(output string) Answer {
+	out, _ := sjson.SetRawBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PostToolUse"}}`),
+		"hookSpecificOutput.updatedToolOutput", []byte(output))
+	return out
+}

@@ -1,0 +1,103 @@
+package loops
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// tool is the name in the markers this package writes: [ctx-loops].
+const tool = "loops"
+
+// bannerEnd closes the banner; the output as it was follows it, whole.
+const bannerEnd = "--- the output as it was ---\n"
+
+// Header is the banner that --banner puts above a failed result, so that
+// the failure stands out in the history and the model does not read past
+// it, the odincode way:
+//
+//	[ctx-loops] Bash failed (exit code 1).
+//	Error: cat: missing.txt: No such file or directory
+//	Do not repeat this call unchanged: change the command, its input or the code first, or try another way.
+//	--- the output as it was ---
+//
+// Only the first line is the marker, and it names no call, so no filter
+// reads it as a pointer.
+func Header(s Step) string {
+	var b strings.Builder
+	b.WriteString(marker.Line(tool, s.Tool+" failed"))
+	if s.ExitCode != nil {
+		b.WriteString(" (exit code " + strconv.Itoa(*s.ExitCode) + ")")
+	}
+	b.WriteString(".\n")
+	if s.Error != "" {
+		b.WriteString("Error: " + s.Error + "\n")
+	}
+	b.WriteString("Do not repeat this call unchanged: change the command, its input or the code first, or try another way.\n")
+	b.WriteString(bannerEnd)
+	return b.String()
+}
+
+// Unbanner gives back the output that a banner was put above, and whether
+// text had one: the banner is reversible without an archive.
+func Unbanner(text string) (string, bool) {
+	if !marker.Is(text, tool) {
+		return text, false
+	}
+	_, rest, ok := strings.Cut(text, "\n"+bannerEnd)
+	if !ok {
+		return text, false
+	}
+	return rest, true
+}
+
+// BannerOptions are --banner's settings.
+type BannerOptions struct {
+	// Measure fills the Report's token counts, with Counter: it costs a
+	// count of the whole transcript, so it is only done for --stats.
+	Measure bool
+	Counter tokens.Counter
+}
+
+// Banner is the --banner filter, its options checked.
+type Banner struct{ opts BannerOptions }
+
+// NewBanner checks the options once.
+func NewBanner(opts BannerOptions) (*Banner, error) {
+	if opts.Measure && opts.Counter == nil {
+		return nil, errors.New("banner: no token counter")
+	}
+	return &Banner{opts: opts}, nil
+}
+
+// Apply puts a banner above every failed result of t that has a call and no
+// marker yet (a second run changes nothing; a result another filter
+// replaced keeps its own marker first). Mirrors of the output (Claude Code's
+// toolUseResult) are left as they are: the model is not sent them. A banner
+// adds a few dozen tokens to each failed result: the one filter that makes
+// a transcript longer, on purpose.
+func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
+	run := stats.Start(t)
+	failed := 0
+	for _, r := range t.Results {
+		if r.Call == nil || !r.Failed() {
+			continue
+		}
+		failed++
+		if r.HasPrefix("[ctx-") && marker.Is(r.Text(), "") {
+			continue
+		}
+		run.SetText(r, Header(NewStep(r.Call, t.Cwd))+r.Text())
+	}
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.opts.Counter
+	}
+	return run.Report(ctr, textfmt.Plural(failed, "failed result", "failed results"))
+}
