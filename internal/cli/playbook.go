@@ -75,8 +75,8 @@ var playbookLearn = Command{
 	ArgsUsage: "[FILE ...]",
 	Description: `Reads transcripts (any format ctxkit reads) and finds in their tool calls the patterns below,
 each an occurrence of a strategy. An occurrence followed by success counts as helpful, one followed
-by a failure as harmful, one whose outcome the transcript does not show as neutral; each cites its
-transcript and calls. A pattern spans two calls or more; its confidence is the strength of the tie
+by a failure, or part of an error loop (ctx-loops' loops), as harmful, one whose outcome the
+transcript does not show as neutral; each cites its transcript and calls. A pattern spans two calls or more; its confidence is the strength of the tie
 between them (0.95 when the second call's target is named by the first, 0.85 when it is under the
 first's directory or named by its command, 0.80 when only their order ties them) less 0.02 for each
 call between them; those under --min-confidence are left out, and none spans more than --window

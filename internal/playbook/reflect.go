@@ -4,8 +4,10 @@ import (
 	"errors"
 	"math"
 	"path"
+	"slices"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -40,7 +42,10 @@ type ReflectOptions struct {
 func DefaultReflect() ReflectOptions { return ReflectOptions{MinConfidence: 0.7, Window: 10} }
 
 // Reflector reads the patterns of a transcript's tool calls (Reflect).
-type Reflector struct{ opts ReflectOptions }
+type Reflector struct {
+	opts  ReflectOptions
+	loops *loops.Detector // ctx-loops' definition of a loop, with its defaults
+}
 
 // NewReflector checks the options once.
 func NewReflector(o ReflectOptions) (*Reflector, error) {
@@ -50,7 +55,24 @@ func NewReflector(o ReflectOptions) (*Reflector, error) {
 	case o.Window < 0:
 		return nil, errors.New("the window is 0 calls or more")
 	}
-	return &Reflector{opts: o}, nil
+	d, err := loops.New(loops.Options{Min: loops.DefaultMin, Cycles: loops.DefaultCycles})
+	if err != nil {
+		return nil, err
+	}
+	return &Reflector{opts: o, loops: d}, nil
+}
+
+// inLoops returns the ids of the calls of t that are part of an error
+// loop, as ctx-loops finds them.
+func (r *Reflector) inLoops(t *transcript.Transcript) map[string]bool {
+	steps := loops.Steps(t, t.Cwd)
+	in := map[string]bool{}
+	for _, l := range r.loops.Find(steps) {
+		for _, i := range l.Steps {
+			in[steps[i].CallID] = true
+		}
+	}
+	return in
 }
 
 // Source names the transcript that evidence cites.
@@ -184,7 +206,10 @@ func pair(j, i int, strength float64) occurrence {
 
 // Reflect returns what the rules find in a transcript: one observation for
 // each occurrence of a pattern at least MinConfidence sure, citing its
-// calls. A transcript with fewer than two calls has none.
+// calls, and tagged by how the call that closes it ended (helpful,
+// harmful, or neutral when the transcript does not show it), or harmful
+// when one of its calls is part of an error loop (internal/loops, as
+// ctx-loops finds them). A transcript with fewer than two calls has none.
 func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation {
 	s := newSession(t, r.opts.Window)
 	if len(s.acts) < 2 {
@@ -193,6 +218,7 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 	if src.Session == "" {
 		src.Session = t.SessionID
 	}
+	looped := r.inLoops(t)
 	var out []Observation
 	for _, ru := range rules {
 		for _, oc := range ru.find(s) {
@@ -213,6 +239,9 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 				if s.acts[oc.judge].failed {
 					tag = Harmful
 				}
+			}
+			if slices.ContainsFunc(ids, func(id string) bool { return looped[id] }) {
+				tag = Harmful // the pattern is part of an error loop
 			}
 			out = append(out, Observation{Rule: ru.name, Category: ru.category, Content: ru.content, Confidence: conf,
 				Evidence: Evidence{File: src.File, Session: src.Session, Calls: ids, Tag: tag}})
