@@ -13,6 +13,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/hook"
 	"github.com/ctxkit/ctxkit/internal/llm"
 	"github.com/ctxkit/ctxkit/internal/playbook"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
@@ -308,11 +309,17 @@ writes nothing.
 
 --stats prints on stderr how many strategies fit and their tokens.
 
+With --hook claude-code or --hook codex, it answers the agent's SessionStart hook (the payload on
+stdin) with the rendering as additionalContext, so that a new session starts with the playbook;
+other events, and an empty playbook, get no answer. A hook never breaks the session: a bad playbook
+is one line on stderr, exit 0 (docs/hooks.md).
+
 EXAMPLES:
    ctx-playbook render > playbook.md
    ctx-playbook render --format ace --max-strategies 20
    ctx-playbook render --json | jq -r '.strategies[].content'
-   claude --append-system-prompt "$(ctx-playbook render --max-tokens 1000)"`,
+   claude --append-system-prompt "$(ctx-playbook render --max-tokens 1000)"
+   ctx-playbook render --hook claude-code < session-start.json   # as a SessionStart hook`,
 	Flags: []ucli.Flag{
 		PlaybookFlag,
 		&ucli.StringFlag{Name: "format", Value: string(playbook.Markdown), EnvVars: []string{"CTX_PLAYBOOK_FORMAT"},
@@ -322,7 +329,7 @@ EXAMPLES:
 			Usage: "write at most `N` strategies; 0: no limit"},
 		&ucli.IntFlag{Name: "max-tokens", Value: 2000, EnvVars: []string{"CTX_PLAYBOOK_MAX_TOKENS"},
 			Usage: "write at most `N` tokens; 0: no limit"},
-		EncodingFlag, playbookStatsFlag,
+		EncodingFlag, playbookStatsFlag, HookFlag,
 	},
 	Run: runRender,
 }
@@ -342,12 +349,28 @@ func runRender(e *Env) error {
 	if err != nil {
 		return err
 	}
+	opts := playbook.RenderOptions{Format: format, MaxStrategies: e.Int("max-strategies"), MaxTokens: e.Int("max-tokens"), Counter: ctr}
+	if e.IsSet(HookFlag.Name) {
+		return e.Hook(func(_ hook.Agent, p hook.Payload) (hook.Answer, error) {
+			if p.Event != hook.SessionStart {
+				return nil, nil
+			}
+			_, pb, err := e.loadPlaybook()
+			if err != nil {
+				return nil, err
+			}
+			out, err := playbook.Render(pb, opts)
+			if err != nil || out.Shown == 0 {
+				return nil, err
+			}
+			return hook.AdditionalContext(string(out.Text)), nil
+		})
+	}
 	_, p, err := e.loadPlaybook()
 	if err != nil {
 		return err
 	}
-	out, err := playbook.Render(p, playbook.RenderOptions{Format: format, MaxStrategies: e.Int("max-strategies"),
-		MaxTokens: e.Int("max-tokens"), Counter: ctr})
+	out, err := playbook.Render(p, opts)
 	if err != nil {
 		return Usagef("%v", err)
 	}
