@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/textfmt"
@@ -137,7 +138,7 @@ func ParseReflection(answer string, t *transcript.Transcript) (Reflection, error
 	}
 	var cited []string
 	for _, id := range r.Evidence {
-		if id = strings.TrimSpace(id); ids[id] && !contains(cited, id) {
+		if id = strings.TrimSpace(id); ids[id] && !slices.Contains(cited, id) {
 			cited = append(cited, id)
 		}
 	}
@@ -146,7 +147,7 @@ func ParseReflection(answer string, t *transcript.Transcript) (Reflection, error
 	}
 	r.Evidence = cited
 	r.Category = CleanCategory(r.Category)
-	if !contains(Categories, r.Category) {
+	if !slices.Contains(Categories, r.Category) {
 		r.Category = General
 	}
 	if math.IsNaN(r.Confidence) {

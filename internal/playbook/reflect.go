@@ -134,14 +134,7 @@ type act struct {
 	text     *string // the output, decoded on first use
 }
 
-func (a *act) is(p tools.Purpose) bool {
-	for _, q := range a.purposes {
-		if q == p {
-			return true
-		}
-	}
-	return false
-}
+func (a *act) is(p tools.Purpose) bool { return slices.Contains(a.purposes, p) }
 
 func (a *act) output() string {
 	if a.text == nil {
@@ -230,7 +223,7 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 			for k, i := range oc.acts {
 				ids[k] = s.acts[i].c.ID
 			}
-			if len(ids) < 2 || containsEmpty(ids) {
+			if len(ids) < 2 || slices.Contains(ids, "") {
 				continue // evidence must name its calls
 			}
 			tag := Neutral
@@ -248,15 +241,6 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 		}
 	}
 	return out
-}
-
-func containsEmpty(ids []string) bool {
-	for _, id := range ids {
-		if id == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // under reports whether file lies in dir (or below it); "." is the
@@ -430,7 +414,7 @@ func readBeforeEdit(s *session) []occurrence {
 					out = append(out, pair(j, i, exact))
 					found = true
 					return false
-				case (b.c.Kind == tools.Edit || b.c.Kind == tools.Write) && contains(b.files, f):
+				case (b.c.Kind == tools.Edit || b.c.Kind == tools.Write) && slices.Contains(b.files, f):
 					return false // this edit follows an edit, not a read
 				}
 				return true
@@ -441,15 +425,6 @@ func readBeforeEdit(s *session) []occurrence {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // relatedReads: reads of other files of a directory, then the first change

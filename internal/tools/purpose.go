@@ -31,16 +31,6 @@ func Purposes(cmd string) []Purpose {
 	return purposes(cmd, 0)
 }
 
-// HasPurpose reports whether a command line runs a command of purpose p.
-func HasPurpose(cmd string, p Purpose) bool {
-	for _, q := range Purposes(cmd) {
-		if q == p {
-			return true
-		}
-	}
-	return false
-}
-
 func purposes(src string, depth int) []Purpose {
 	script := parseScript(src)
 	var out []Purpose
