@@ -24,6 +24,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
 // Archive is an open archive database.
@@ -180,31 +182,11 @@ func unwrapPath(err error) error {
 // ~/.local/share; ~/Library/Application Support on macOS; %LocalAppData% on
 // Windows).
 func DefaultPath() (string, error) {
-	dir, err := dataDir()
+	dir, err := userdir.Data()
 	if err != nil {
 		return "", fmt.Errorf("no data directory for the archive (%v): name one with --db or CTX_ARCHIVE", err)
 	}
 	return filepath.Join(dir, "ctxkit", "archive.db"), nil
-}
-
-func dataDir() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
-		return d, nil
-	}
-	switch runtime.GOOS {
-	case "windows":
-		if d := os.Getenv("LocalAppData"); d != "" {
-			return d, nil
-		}
-		return os.UserConfigDir()
-	case "darwin", "ios":
-		return os.UserConfigDir() // ~/Library/Application Support
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "share"), nil
 }
 
 // tx runs f in one immediate transaction: the write lock is taken at BEGIN,

@@ -60,6 +60,10 @@ type Command struct {
 	// MoreExitCodes are the command's own exit codes, after the ones every
 	// command shares, as lines of --help.
 	MoreExitCodes string
+	// Subcommands, for a binary that has them (ctx-playbook learn, render…):
+	// each is a Command of its own, with the same conventions; Run then
+	// runs when none is named.
+	Subcommands []Command
 }
 
 // Env is what a command runs with.
@@ -154,7 +158,10 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 			return actionErr
 		},
 	}
-	err := app.Run(reorder(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd.Flags))
+	for _, sub := range cmd.Subcommands {
+		app.Commands = append(app.Commands, subcommand(cmd.Name, sub, env, &actionErr))
+	}
+	err := app.Run(reorderAll(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd))
 	if err == nil || isBrokenPipe(err) {
 		switch {
 		case env.failed:
@@ -190,6 +197,48 @@ EXIT CODES:
    1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure,
       of any one file among several (the others are still done)
    2  bad usage (an unknown flag, a bad value)`
+
+// subcommand makes a Command one of a binary's subcommands, with the
+// binary's handling of usage errors and its help on files and exit codes.
+func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Command {
+	files := ""
+	if strings.Contains(sub.ArgsUsage, "FILE") {
+		files = filesHelp(sub.Flags)
+	}
+	return &ucli.Command{
+		Name:        sub.Name,
+		Usage:       sub.Usage,
+		ArgsUsage:   sub.ArgsUsage,
+		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
+		Description: sub.Description + files + exitCodesHelp + sub.MoreExitCodes,
+		Flags:       sub.Flags,
+		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
+			return &exitError{code: ExitUsage, err: err}
+		},
+		Action: func(c *ucli.Context) error {
+			env.Context = c
+			*actionErr = sub.Run(env)
+			return *actionErr
+		},
+	}
+}
+
+// reorderAll is reorder for a binary's arguments, or for those of the
+// subcommand they name.
+func reorderAll(args []string, cmd Command) []string {
+	for i := 1; i < len(args); i++ {
+		if strings.HasPrefix(args[i], "-") {
+			continue // a flag of the binary's own, --help, --version
+		}
+		for _, sub := range cmd.Subcommands {
+			if sub.Name == args[i] {
+				return append(args[:i:i], reorder(args[i:], sub.Flags)...)
+			}
+		}
+		break
+	}
+	return reorder(args, cmd.Flags)
+}
 
 func isBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)

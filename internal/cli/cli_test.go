@@ -33,6 +33,7 @@ var commands = map[string]Command{
 	"ctx-truncate":  Truncate,
 	"ctx-archive":   Archive,
 	"ctx-recall":    Recall(mcpserver.Serve),
+	"ctx-playbook":  Playbook,
 	"ctx-loops":     Loops,
 }
 
@@ -180,9 +181,33 @@ func fakeModels() func(llmtest.Request) llmtest.Reply {
 			return llmtest.Reply{Content: "The output", FinishReason: "length"}
 		case "hang":
 			return llmtest.Reply{Hang: true}
+		case "reflector":
+			return llmtest.Reply{Content: reflection(r.Prompt())}
+		case "liar":
+			return llmtest.Reply{Content: `{"key_insight": "Trust me.", "confidence": 0.9, "evidence": ["call_none"]}`}
 		}
 		return llmtest.Reply{Status: 404, Message: "model " + r.Model + " not found"}
 	}
+}
+
+// reflection is a reflector's answer to a ctx-playbook learn --llm prompt:
+// its insight cites the first two calls the prompt lists, and it tags the
+// playbook's first strategy, if any, helpful.
+func reflection(prompt string) string {
+	var ids []string
+	var tags string
+	for line := range strings.Lines(prompt) {
+		if id, _, ok := strings.Cut(line, " | "); ok && len(ids) < 2 {
+			ids = append(ids, strconv.Quote(id))
+		}
+		if strings.HasPrefix(line, "[") && tags == "" {
+			id, _, _ := strings.Cut(line[1:], "]")
+			tags = `{"id": ` + strconv.Quote(id) + `, "tag": "helpful"}`
+		}
+	}
+	return "```json\n" + `{"error_identification": "none", "root_cause_analysis": "none", "correct_approach": "as done",
+ "key_insight": "Look before you leap: check a path before you use it.", "category": "file_operations", "confidence": 0.9,
+ "evidence": [` + strings.Join(ids, ", ") + `], "tags": ["paths"], "bullet_tags": [` + tags + `]}` + "\n```"
 }
 
 // shell returns a runner of bash scripts in a directory that holds the

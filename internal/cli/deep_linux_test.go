@@ -16,12 +16,13 @@ import (
 func TestDeepNesting(t *testing.T) {
 	_, dir := shell(t)
 	deep := bytes.Repeat([]byte("["), 10_000_000)
+	args := map[string][]string{"ctx-playbook": {"learn"}} // the command that reads transcripts
 	for name := range commands {
 		if name == "ctx-recall" {
 			continue // it reads an archive, not a transcript
 		}
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(filepath.Join(dir, name))
+			cmd := exec.Command(filepath.Join(dir, name), args[name]...)
 			cmd.Stdin = bytes.NewReader(deep)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

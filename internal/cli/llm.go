@@ -22,28 +22,37 @@ const (
 	cacheOff        = "off"
 )
 
+// The flags of a model's endpoint, shared by every command that asks one.
+var (
+	llmURLFlag = &ucli.StringFlag{Name: "llm-url", Value: defaultLLMURL, EnvVars: []string{"CTX_LLM_URL", "OPENAI_BASE_URL"},
+		Usage: "the endpoint's base `URL` (requests go to URL/chat/completions)"}
+	llmModelFlag = &ucli.StringFlag{Name: "llm-model", Value: defaultLLMModel, EnvVars: []string{"CTX_LLM_MODEL"},
+		Usage: "the model's `NAME`, as the endpoint knows it"}
+	llmKeyEnvFlag = &ucli.StringFlag{Name: "llm-key-env", Value: "OPENAI_API_KEY", EnvVars: []string{"CTX_LLM_KEY_ENV"},
+		Usage: "the environment variable `NAME` that holds the API key (none is sent when it is unset or empty)"}
+	llmCapFieldFlag = &ucli.StringFlag{Name: "llm-cap-field", Value: llm.MaxTokens, EnvVars: []string{"CTX_LLM_CAP_FIELD"},
+		Usage: "the output cap's `FIELD`: max_tokens (Ollama, llama.cpp, vLLM) or max_completion_tokens (OpenAI)"}
+	llmConcurrencyFlag = &ucli.IntFlag{Name: "llm-concurrency", Value: llm.Defaults().Concurrency, EnvVars: []string{"CTX_LLM_CONCURRENCY"},
+		Usage: "at most `N` requests at once"}
+	llmMaxCallsFlag = &ucli.IntFlag{Name: "llm-max-calls", Value: 1000, EnvVars: []string{"CTX_LLM_MAX_CALLS"},
+		Usage: "send at most `N` requests in a run, retries included; 0: no limit"}
+	llmTimeoutFlag = &ucli.DurationFlag{Name: "llm-timeout", Value: llm.Defaults().Timeout, EnvVars: []string{"CTX_LLM_TIMEOUT"},
+		Usage: "give up on a request after `DURATION`"}
+	llmCacheFlag = &ucli.StringFlag{Name: "llm-cache", EnvVars: []string{"CTX_LLM_CACHE"},
+		Usage: "keep answers in `FILE` (default: ctxkit/llm.jsonl in the user's cache directory); off: keep none"}
+
+	llmEndpointFlags = []ucli.Flag{llmURLFlag, llmModelFlag, llmKeyEnvFlag, llmCapFieldFlag, llmConcurrencyFlag,
+		llmMaxCallsFlag, llmTimeoutFlag, llmCacheFlag}
+)
+
 // llmFlags are ctx-summarize's flags for summaries written by a model.
 var llmFlags = []ucli.Flag{
 	&ucli.BoolFlag{Name: "llm", EnvVars: []string{"CTX_LLM"},
 		Usage: "ask a model for each summary, through an OpenAI-compatible endpoint; the rule-based summary where it fails"},
-	&ucli.StringFlag{Name: "llm-url", Value: defaultLLMURL, EnvVars: []string{"CTX_LLM_URL", "OPENAI_BASE_URL"},
-		Usage: "the endpoint's base `URL` (requests go to URL/chat/completions)"},
-	&ucli.StringFlag{Name: "llm-model", Value: defaultLLMModel, EnvVars: []string{"CTX_LLM_MODEL"},
-		Usage: "the model's `NAME`, as the endpoint knows it"},
-	&ucli.StringFlag{Name: "llm-key-env", Value: "OPENAI_API_KEY", EnvVars: []string{"CTX_LLM_KEY_ENV"},
-		Usage: "the environment variable `NAME` that holds the API key (none is sent when it is unset or empty)"},
-	&ucli.StringFlag{Name: "llm-cap-field", Value: llm.MaxTokens, EnvVars: []string{"CTX_LLM_CAP_FIELD"},
-		Usage: "the output cap's `FIELD`: max_tokens (Ollama, llama.cpp, vLLM) or max_completion_tokens (OpenAI)"},
+	llmURLFlag, llmModelFlag, llmKeyEnvFlag, llmCapFieldFlag,
 	&ucli.IntFlag{Name: "llm-max-input", Value: 3000, EnvVars: []string{"CTX_LLM_MAX_INPUT"},
 		Usage: "send at most `N` tokens of an output (its head, error lines and tail); 0: whole"},
-	&ucli.IntFlag{Name: "llm-concurrency", Value: llm.Defaults().Concurrency, EnvVars: []string{"CTX_LLM_CONCURRENCY"},
-		Usage: "at most `N` requests at once"},
-	&ucli.IntFlag{Name: "llm-max-calls", Value: 1000, EnvVars: []string{"CTX_LLM_MAX_CALLS"},
-		Usage: "send at most `N` requests in a run, retries included; 0: no limit"},
-	&ucli.DurationFlag{Name: "llm-timeout", Value: llm.Defaults().Timeout, EnvVars: []string{"CTX_LLM_TIMEOUT"},
-		Usage: "give up on a request after `DURATION`"},
-	&ucli.StringFlag{Name: "llm-cache", EnvVars: []string{"CTX_LLM_CACHE"},
-		Usage: "keep answers in `FILE` (default: ctxkit/llm.jsonl in the user's cache directory); off: keep none"},
+	llmConcurrencyFlag, llmMaxCallsFlag, llmTimeoutFlag, llmCacheFlag,
 }
 
 // modelRun asks a model for the summaries of one run of ctx-summarize.
@@ -58,38 +67,51 @@ type modelRun struct {
 	first  error
 }
 
-// newModelRun makes the client of the --llm flags. The key comes from the
+// newModelRun makes the client of the --llm flags.
+func (e *Env) newModelRun() (*modelRun, error) {
+	client, cache, err := e.newLLMClient(summarize.AnswerTokens)
+	if err != nil {
+		return nil, err
+	}
+	return &modelRun{client: client, cache: cache, workers: e.Int(llmConcurrencyFlag.Name), failed: map[string]int{}}, nil
+}
+
+// newLLMClient makes a client of the endpoint flags, whose answers have at
+// most answerCap tokens, and opens its cache (nil with --llm-cache off, or
+// where the system has no cache directory). The key comes from the
 // environment variable that --llm-key-env names, never from a flag, which
 // ps would show.
-func (e *Env) newModelRun() (*modelRun, error) {
+func (e *Env) newLLMClient(answerCap int) (*llm.Client, *llm.FileCache, error) {
 	cfg := llm.Defaults()
-	cfg.URL = e.String("llm-url")
-	cfg.Model = e.String("llm-model")
-	cfg.Key = os.Getenv(e.String("llm-key-env"))
-	cfg.CapField = e.String("llm-cap-field")
-	cfg.Cap = summarize.AnswerTokens
-	cfg.Concurrency = e.Int("llm-concurrency")
-	cfg.MaxCalls = e.Int("llm-max-calls")
-	cfg.Timeout = e.Duration("llm-timeout")
-	m := &modelRun{workers: cfg.Concurrency, failed: map[string]int{}}
-	if path := e.String("llm-cache"); path != cacheOff {
+	cfg.URL = e.String(llmURLFlag.Name)
+	cfg.Model = e.String(llmModelFlag.Name)
+	cfg.Key = os.Getenv(e.String(llmKeyEnvFlag.Name))
+	cfg.CapField = e.String(llmCapFieldFlag.Name)
+	cfg.Cap = answerCap
+	cfg.Concurrency = e.Int(llmConcurrencyFlag.Name)
+	cfg.MaxCalls = e.Int(llmMaxCallsFlag.Name)
+	cfg.Timeout = e.Duration(llmTimeoutFlag.Name)
+	var cache *llm.FileCache
+	if path := e.String(llmCacheFlag.Name); path != cacheOff {
 		if path == "" {
 			path, _ = llm.DefaultCachePath() // none when the system has no cache directory
 		}
 		if path != "" {
-			cache, err := llm.OpenFileCache(path)
+			c, err := llm.OpenFileCache(path)
 			if err != nil {
-				return nil, Failf("--llm-cache: %v", err)
+				return nil, nil, Failf("--llm-cache: %v", err)
 			}
-			m.cache, cfg.Cache = cache, cache
+			cache, cfg.Cache = c, c
 		}
 	}
 	client, err := llm.New(cfg)
 	if err != nil {
-		return nil, Usagef("--llm: %v", err)
+		if cache != nil {
+			cache.Close()
+		}
+		return nil, nil, Usagef("--llm: %v", err)
 	}
-	m.client = client
-	return m, nil
+	return client, cache, nil
 }
 
 // answers asks the model the prompts of t, and counts what asking cost.
@@ -154,24 +176,36 @@ func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.
 // made no shorter than the rules' is not a failure: it is counted in
 // --stats only.
 func (m *modelRun) close(e *Env) {
-	if m.cache != nil {
-		if err := m.cache.Close(); err != nil && m.client.CacheError() == nil {
-			fmt.Fprintf(e.Stderr, "%s: warning: --llm-cache: %v\n", e.Name, err)
-		}
-	}
-	if err := m.client.CacheError(); err != nil {
-		fmt.Fprintf(e.Stderr, "%s: warning: answers not cached: %v\n", e.Name, err)
-	}
+	closeLLM(e, m.client, m.cache)
+	warnFallbacks(e, m.client.Model(), m.failed, m.asked, "results, which have the rule-based summary", oneLineError(m.first))
+}
+
+// warnFallbacks warns, in one line, of what the rules did because the
+// model gave no usable answer: how many of asked (the unit, then what the
+// rules did, in what), why, and the first failure.
+func warnFallbacks(e *Env, model string, failed map[string]int, asked int, what, first string) {
 	n := 0
-	for _, c := range m.failed {
+	for _, c := range failed {
 		n += c
 	}
 	if n == 0 {
 		return
 	}
-	r := summarize.ModelReport{Fallbacks: m.failed}
-	fmt.Fprintf(e.Stderr, "%s: warning: model %s gave no usable answer for %s of %s results, which have the rule-based summary: %s (first: %s)\n",
-		e.Name, m.client.Model(), textfmt.Int(n), textfmt.Int(m.asked), r.FallbackList(), oneLineError(m.first))
+	fmt.Fprintf(e.Stderr, "%s: warning: model %s gave no usable answer for %s of %s %s: %s (first: %s)\n",
+		e.Name, model, textfmt.Int(n), textfmt.Int(asked), what, summarize.ModelReport{Fallbacks: failed}.FallbackList(), first)
+}
+
+// closeLLM closes a client's cache, and warns when answers could not be
+// kept: the next run asks for them again.
+func closeLLM(e *Env, client *llm.Client, cache *llm.FileCache) {
+	if cache != nil {
+		if err := cache.Close(); err != nil && client.CacheError() == nil {
+			fmt.Fprintf(e.Stderr, "%s: warning: --llm-cache: %v\n", e.Name, err)
+		}
+	}
+	if err := client.CacheError(); err != nil {
+		fmt.Fprintf(e.Stderr, "%s: warning: answers not cached: %v\n", e.Name, err)
+	}
 }
 
 func oneLineError(err error) string {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,4 +140,38 @@ func server(t *testing.T, script []agenttest.Turn) *agenttest.Server {
 	}
 	t.Cleanup(func() { srv.Close() })
 	return srv
+}
+
+// TestPlaybookAtStart: with the example SessionStart hook, a new session
+// starts with the playbook: the model's first request carries it.
+func TestPlaybookAtStart(t *testing.T) {
+	cases := []struct {
+		agent agenttest.Agent
+		hooks string
+	}{
+		{agenttest.ClaudeCode, "claude-code/settings.json"},
+		{agenttest.Codex, "codex/hooks.json"},
+		{agenttest.Codex, "codex/config.toml"},
+	}
+	for _, c := range cases {
+		t.Run(c.hooks, func(t *testing.T) {
+			exe := c.agent.Install(t)
+			pb := filepath.Join(t.TempDir(), "playbook.json")
+			add := exec.Command(filepath.Join(tools(t), "ctx-playbook"), "add", "--playbook", pb, "--category", "testing",
+				"Run the package's tests before the whole suite.")
+			if out, err := add.CombinedOutput(); err != nil {
+				t.Fatalf("ctx-playbook add: %v: %s", err, out)
+			}
+			srv := server(t, []agenttest.Turn{{Text: "Noted."}})
+			c.agent.Run(t, exe, agenttest.Session{Server: srv, Prompt: "What should I keep in mind?", Hooks: example(t, c.hooks),
+				Env: append(hookEnv(t), "CTX_PLAYBOOK="+pb)})
+			reqs := srv.Requests()
+			if len(reqs) == 0 {
+				t.Fatal("the model was never asked")
+			}
+			if want := "[tes-00001] Run the package's tests before the whole suite."; !strings.Contains(string(reqs[0]), want) {
+				t.Errorf("the first request to the model lacks the playbook's %q: %.2000s", want, reqs[0])
+			}
+		})
+	}
 }

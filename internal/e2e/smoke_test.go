@@ -107,8 +107,9 @@ func TestSmoke(t *testing.T) {
 
 // The binaries by what they do: filters write the transcript back and keep
 // the invariants; reports read it; the archive's pair stores it and gives
-// its outputs back (checkArchive). A binary in none of these fails the
-// test, so that a new one is added here.
+// its outputs back (checkArchive); ctx-playbook learns from it
+// (checkPlaybook). A binary in none of these fails the test, so that a new
+// one is added here.
 var (
 	filterBins  = []string{"ctx-dedupe", "ctx-truncate", "ctx-summarize"}
 	archiveBins = []string{"ctx-archive", "ctx-recall"}
@@ -146,12 +147,28 @@ func everyTool(t *testing.T, bin, path string) {
 				t.Errorf("%s --json printed invalid JSON: %.200s", name, out)
 			}
 		case slices.Contains(archiveBins, name):
+		case name == "ctx-playbook":
+			checkPlaybook(t, exe, path)
 		default:
 			t.Errorf("%s: not run over the agent's transcript; add it to filterBins or reportBins", name)
 		}
 	}
 	checkBanner(t, filepath.Join(bin, "ctx-loops"), data)
 	checkArchive(t, bin, data)
+}
+
+// checkPlaybook learns from the transcript into a new playbook, whose
+// stats --json is JSON.
+func checkPlaybook(t *testing.T, exe, path string) {
+	t.Helper()
+	pb := filepath.Join(t.TempDir(), "playbook.json")
+	if out, err := exec.Command(exe, "learn", "--playbook", pb, path).CombinedOutput(); err != nil {
+		t.Errorf("ctx-playbook learn %s: %v: %s", path, err, out)
+		return
+	}
+	if out, err := exec.Command(exe, "stats", "--json", "--playbook", pb).Output(); err != nil || !json.Valid(out) {
+		t.Errorf("ctx-playbook stats --json: %v: %.200s", stderrOf(err), out)
+	}
 }
 
 // checkArchive stores the transcript with ctx-archive, which passes it

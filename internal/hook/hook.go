@@ -145,3 +145,12 @@ func UpdatedToolOutput(output string) Answer {
 		"hookSpecificOutput.updatedToolOutput", []byte(output))
 	return out
 }
+
+// AdditionalContext answers a SessionStart hook: the text is added to the
+// model's context as the session starts. Claude Code and Codex take the
+// same shape.
+func AdditionalContext(text string) Answer {
+	out, _ := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"SessionStart"}}`),
+		"hookSpecificOutput.additionalContext", text)
+	return out
+}

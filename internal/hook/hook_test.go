@@ -86,7 +86,11 @@ func TestAnswers(t *testing.T) {
 	if want := `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"CUT","stderr":"","interrupted":false,"isImage":false}}}`; upd != want {
 		t.Errorf("UpdatedToolOutput: %s\nwant %s", upd, want)
 	}
-	for _, a := range []string{deny, upd} {
+	ctx := string(AdditionalContext("# Playbook\n\n- [fil-00001] Read a file before editing it. (helpful 3, harmful 0)\n"))
+	if want := `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"# Playbook\n\n- [fil-00001] Read a file before editing it. (helpful 3, harmful 0)\n"}}`; ctx != want {
+		t.Errorf("AdditionalContext: %s\nwant %s", ctx, want)
+	}
+	for _, a := range []string{deny, upd, ctx} {
 		if !json.Valid([]byte(a)) || strings.Contains(a, "\n") {
 			t.Errorf("not one line of JSON: %s", a)
 		}

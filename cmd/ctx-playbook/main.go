@@ -1,0 +1,13 @@
+// Command ctx-playbook learns strategies from agent transcripts into a
+// playbook, and renders them for the next session's system prompt.
+package main
+
+import (
+	"os"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(cli.Playbook, os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
