@@ -43,14 +43,15 @@ var llmFlags = []ucli.Flag{
 	&ucli.DurationFlag{Name: "llm-timeout", Value: llm.Defaults().Timeout, EnvVars: []string{"CTX_LLM_TIMEOUT"},
 		Usage: "give up on a request after `DURATION`"},
 	&ucli.StringFlag{Name: "llm-cache", EnvVars: []string{"CTX_LLM_CACHE"},
-		Usage: "keep answers in `FILE` (default: ctxkit/llm.jsonl in the user's cache directory); off: keep none"},
+		Usage: "keep answers in `FILE` (default: in the archive of --archive when one is set, else ctxkit/llm.jsonl in the user's cache directory); off: keep none"},
 }
 
 // modelRun asks a model for the summaries of one run of ctx-summarize.
 type modelRun struct {
 	client  *llm.Client
 	workers int
-	cache   *llm.FileCache
+	// closeCache closes the cache's file or archive; nil without a cache.
+	closeCache func() error
 	// What went wrong, for the one warning line: fallbacks that are the
 	// model's failures, by reason, and the first failure's message.
 	failed map[string]int
@@ -72,24 +73,45 @@ func (e *Env) newModelRun() (*modelRun, error) {
 	cfg.MaxCalls = e.Int("llm-max-calls")
 	cfg.Timeout = e.Duration("llm-timeout")
 	m := &modelRun{workers: cfg.Concurrency, failed: map[string]int{}}
-	if path := e.String("llm-cache"); path != cacheOff {
-		if path == "" {
-			path, _ = llm.DefaultCachePath() // none when the system has no cache directory
-		}
-		if path != "" {
-			cache, err := llm.OpenFileCache(path)
-			if err != nil {
-				return nil, Failf("--llm-cache: %v", err)
-			}
-			m.cache, cfg.Cache = cache, cache
-		}
+	var err error
+	if cfg.Cache, m.closeCache, err = e.llmCache(); err != nil {
+		return nil, err
 	}
-	client, err := llm.New(cfg)
-	if err != nil {
+	if m.client, err = llm.New(cfg); err != nil {
+		if m.closeCache != nil {
+			m.closeCache()
+		}
 		return nil, Usagef("--llm: %v", err)
 	}
-	m.client = client
 	return m, nil
+}
+
+// llmCache opens the cache of --llm's answers, and returns how to close it:
+// the file --llm-cache names; else, with an archive (--archive,
+// CTX_ARCHIVE), the archive, where the answers live beside the outputs
+// they summarize; else a file in the user's cache directory. None with
+// --llm-cache off, or where the system has no cache directory.
+func (e *Env) llmCache() (llm.Cache, func() error, error) {
+	path := e.String("llm-cache")
+	switch {
+	case path == cacheOff:
+		return nil, nil, nil
+	case path == "" && e.String(ArchiveFlag.Name) != "":
+		a, err := e.keepArchive()
+		if err != nil {
+			return nil, nil, err
+		}
+		return a.LLMCache(), a.Close, nil
+	case path == "":
+		if path, _ = llm.DefaultCachePath(); path == "" {
+			return nil, nil, nil
+		}
+	}
+	cache, err := llm.OpenFileCache(path)
+	if err != nil {
+		return nil, nil, Failf("--llm-cache: %v", err)
+	}
+	return cache, cache.Close, nil
 }
 
 // answers asks the model the prompts of t, and counts what asking cost.
@@ -154,8 +176,8 @@ func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.
 // made no shorter than the rules' is not a failure: it is counted in
 // --stats only.
 func (m *modelRun) close(e *Env) {
-	if m.cache != nil {
-		if err := m.cache.Close(); err != nil && m.client.CacheError() == nil {
+	if m.closeCache != nil {
+		if err := m.closeCache(); err != nil && m.client.CacheError() == nil {
 			fmt.Fprintf(e.Stderr, "%s: warning: --llm-cache: %v\n", e.Name, err)
 		}
 	}

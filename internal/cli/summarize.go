@@ -76,7 +76,8 @@ summary that the text left out, word for word:
    [ctx-summarize, model qwen2.5-coder:1.5b] Read internal/store/store.go: 156 lines (5,016 chars).
    <the model's text: what the file defines, in at most 100 words>
 
-Answers are cached (--llm-cache), so a second run over the same history sends no request;
+Answers are cached (in the --llm-cache file, else in the archive of --archive when one is set,
+else in the user's cache directory), so a second run over the same history sends no request;
 --stats adds the model's summaries, fallbacks, requests, cache hits and tokens. The API key comes
 from the environment variable that --llm-key-env names, never from a flag.
 
