@@ -191,6 +191,15 @@ EXIT CODES:
       of any one file among several (the others are still done)
    2  bad usage (an unknown flag, a bad value)`
 
+// timesHelp is what the --help of a command with --since and --until says
+// of their values, which every command reads alike (internal/timespan).
+const timesHelp = `
+TIMES (--since, --until; the same in ctx-count and ctx-recall):
+   2026-01-31            a date, in local time; as --until, the end of that day (all of it counts)
+   2026-01-31T14:00      a local time (seconds too: 2026-01-31T14:00:05)
+   2026-01-31T14:00:00Z  an RFC 3339 time, with its zone (Z, +02:00)
+   --since is the first instant of the span, --until the first instant after it.`
+
 func isBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }

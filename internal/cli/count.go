@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/timespan"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -39,8 +40,9 @@ the share of tool output, the re-reads, what ctx-dedupe saves and the top tools 
    model    the model that wrote each message    tool     the tool (text: "(no tool)")
    kind     the tool's kind (a shell call's, its command's)
 --since and --until count only the messages written in that span, by the transcripts' own
-timestamps. The files are counted --jobs at a time, each let go once counted; a progress bar
-shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
+progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+` + timesHelp + `
 
 EXAMPLES:
    ctx-count session.jsonl
@@ -58,8 +60,8 @@ EXAMPLES:
 		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"},
 		&ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"},
 		&ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"},
-		&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "with --by, count the messages written from `TIME` on: a date (2026-01-31, local), a local time (2026-01-31T14:00) or an RFC 3339 time"},
-		&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "with --by, count the messages written before `TIME`; a date counts all of that day"},
+		&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "with --by, count the messages written from `TIME` on: " + timespan.Forms},
+		&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "with --by, count the messages written before `TIME` (as --since); a date counts all of that day"},
 		EachLineFlag,
 		JobsFlag,
 		QuietFlag,
@@ -204,12 +206,12 @@ func (e *Env) countBy(srcs []Source, ctr tokens.Counter) error {
 	}
 	var w count.Window
 	if s := e.String("since"); s != "" {
-		if w.Since, err = count.ParseTime(s, false, time.Local); err != nil {
+		if w.Since, err = timespan.Since(s, time.Local); err != nil {
 			return Usagef("--since: %v", err)
 		}
 	}
 	if s := e.String("until"); s != "" {
-		if w.Until, err = count.ParseTime(s, true, time.Local); err != nil {
+		if w.Until, err = timespan.Until(s, time.Local); err != nil {
 			return Usagef("--until: %v", err)
 		}
 	}
