@@ -68,9 +68,43 @@ type Env struct {
 	Name           string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	failed         bool   // an input failed (fail): the run exits 1
-	overBudget     bool   // a history did not fit ctx-summarize's --budget: the run exits 3
-	input          Source // the input Each is working on
+	args           []string // the command line, after the command's name
+	failed         bool     // an input failed (fail): the run exits 1
+	overBudget     bool     // a history did not fit ctx-summarize's --budget: the run exits 3
+	input          Source   // the input Each is working on
+}
+
+// given reports whether a flag was given on the command line, not only
+// through its environment twin. Some twins serve several commands
+// (CTX_BUDGET, CTX_SINCE, CTX_UNTIL): one exported for a command where the
+// flag applies must not make a usage error of another command line, where
+// it does not.
+func (e *Env) given(name string) bool {
+	names := []string{name}
+	for _, f := range e.App.Flags {
+		if slices.Contains(f.Names(), name) {
+			names = f.Names()
+		}
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return onCommandLine(e.args, n) })
+}
+
+// onCommandLine reports whether args give the flag name (-name, --name,
+// --name=V), before any "--".
+func onCommandLine(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // fail reports a failure that does not stop the run, such as a bad file
@@ -122,7 +156,7 @@ func Main(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer)
 // printed once, as one line on stderr prefixed with the command's name.
 func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var actionErr error
-	env := &Env{Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &Env{Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr, args: args[min(1, len(args)):]}
 	files := ""
 	if strings.Contains(cmd.ArgsUsage, "FILE") {
 		files = filesHelp(cmd.Flags) // not for ctx-recall's ID

@@ -56,7 +56,8 @@ EXAMPLES:
 		EncodingFlag,
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print the report as JSON (schema in docs/count.md)"},
 		&ucli.IntFlag{Name: "top", Value: 10, EnvVars: []string{"CTX_TOP"}, Usage: "list the `N` largest tool results"},
-		&ucli.IntFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a context window of `N` tokens, e.g. 200000"},
+		&ucli.StringFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a budget of `N` tokens (200000, 140k, or a share of --window: 70%): the whole context window, or what ctx-summarize --budget fits a history to. " + budgetTwin},
+		windowFlag("the model's context window in `N` tokens, of which --budget can be a share"),
 		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"},
 		&ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"},
 		&ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"},
@@ -72,12 +73,9 @@ EXAMPLES:
 }
 
 func runCount(e *Env) error {
-	top, budget := e.Int("top"), e.Int("budget")
+	top := e.Int("top")
 	if top < 0 {
 		return Usagef("--top must be 0 or more")
-	}
-	if budget < 0 {
-		return Usagef("--budget must be a number of tokens")
 	}
 	ctr, err := e.Counter()
 	if err != nil {
@@ -85,7 +83,7 @@ func runCount(e *Env) error {
 	}
 	if e.Bool(EachLineFlag.Name) {
 		for _, f := range []string{"tee", "before", "budget", "by", "since", "until"} {
-			if e.IsSet(f) {
+			if e.given(f) {
 				return Usagef("--%s does not go with --each-line, which gives every line its own report", f)
 			}
 		}
@@ -104,9 +102,13 @@ func runCount(e *Env) error {
 		return e.countBy(srcs, ctr)
 	}
 	for _, f := range []string{"since", "until"} {
-		if e.IsSet(f) {
+		if e.given(f) {
 			return Usagef("--%s counts the messages of a span of time by group: give --by too", f)
 		}
+	}
+	budget, _, err := e.budget()
+	if err != nil {
+		return err
 	}
 	tee := e.Bool("tee")
 	if tee && (len(srcs) > 1 || srcs[0].dir) {
@@ -200,7 +202,7 @@ func (e *Env) countBy(srcs []Source, ctr tokens.Counter) error {
 		return Usagef("--by: %v", err)
 	}
 	for _, f := range []string{"tee", "before", "budget"} {
-		if e.IsSet(f) {
+		if e.given(f) {
 			return Usagef("--%s does not go with --by", f)
 		}
 	}

@@ -86,9 +86,23 @@ func runRecall(e *Env, serve MCPServer) error {
 	if e.NArg() > 1 {
 		return Usagef("one ID at a time; %d given", e.NArg())
 	}
-	args := recall.Args{ID: e.Args().First(), Range: e.String("range"), Session: e.String("session"),
-		Tool: e.String("tool"), Path: e.String("path"), Since: e.String("since"), Until: e.String("until"),
-		Failed: e.Bool("failed"), Query: e.String("query"), Limit: e.Int("limit"), IncludeOutput: e.Bool("include-output")}
+	id := e.Args().First()
+	// With an id, a query's flag set only in the environment (CTX_SINCE,
+	// which ctx-count reads too) does not apply; a command line that gives
+	// both is a usage error.
+	applies := func(name string) bool { return id == "" || e.given(name) }
+	str := func(name string) string {
+		if !applies(name) {
+			return ""
+		}
+		return e.String(name)
+	}
+	args := recall.Args{ID: id, Range: e.String("range"), Session: e.String("session"),
+		Tool: str("tool"), Path: str("path"), Since: str("since"), Until: str("until"),
+		Failed: applies("failed") && e.Bool("failed"), Query: str("query"), IncludeOutput: e.Bool("include-output")}
+	if applies("limit") {
+		args.Limit = e.Int("limit")
+	}
 	q, lines, err := args.Check()
 	if err != nil {
 		return Usagef("%v", err)
