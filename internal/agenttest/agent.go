@@ -109,6 +109,11 @@ type Session struct {
 	// Env is added to the agent's environment (PATH=... puts the ctx-*
 	// binaries where the hooks find them).
 	Env []string
+	// Args are added to the agent's command line, before the prompt
+	// (Claude Code's --mcp-config FILE).
+	Args []string
+	// Config is TOML added to Codex's config.toml ([mcp_servers.NAME]).
+	Config string
 }
 
 // Run runs the agent headless on the session's prompt against the scripted
@@ -136,14 +141,16 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 		env = append(env, "ANTHROPIC_BASE_URL="+s.Server.URL, "ANTHROPIC_API_KEY=test-key",
 			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			"IS_SANDBOX=1") // bypassing permissions as root needs it
-		args = []string{"-p", s.Prompt, "--output-format", "json", "--dangerously-skip-permissions"}
+		args = append([]string{"--output-format", "json", "--dangerously-skip-permissions"}, s.Args...)
+		args = append(args, "-p", s.Prompt)
 		a.writeConfig(t, filepath.Join(r.Home, ".claude", "settings.json"), s.Hooks)
 	case Codex.Name:
 		codexHome := filepath.Join(r.Home, ".codex")
 		env = append(env, "CODEX_HOME="+codexHome, "FAKE_API_KEY=test-key")
-		args = []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-			"--dangerously-bypass-hook-trust", s.Prompt}
-		config := codexConfig(s.Server.URL)
+		args = append([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+			"--dangerously-bypass-hook-trust"}, s.Args...)
+		args = append(args, s.Prompt)
+		config := codexConfig(s.Server.URL) + s.Config
 		if bytes.HasPrefix(bytes.TrimSpace(s.Hooks), []byte("{")) {
 			a.writeConfig(t, filepath.Join(codexHome, "hooks.json"), s.Hooks)
 		} else {

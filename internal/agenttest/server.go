@@ -22,7 +22,10 @@ import (
 type Turn struct {
 	Tool  string         // the tool to call: Bash, Read (Claude Code), exec_command (Codex)
 	Input map[string]any // its arguments
-	Text  string         // the answer when Tool is ""
+	// Namespace is the namespace of a Codex tool offered in one (an MCP
+	// server's tools, mcp__SERVER): the call names it beside Tool.
+	Namespace string
+	Text      string // the answer when Tool is ""
 }
 
 // Server is a scripted model server. The n-th turn of the script answers a
@@ -202,6 +205,9 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		args, _ := json.Marshal(turn.Input)
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%02d", n), "call_id": fmt.Sprintf("call_e2e_%02d", n),
 			"name": turn.Tool, "arguments": string(args), "status": "completed"}
+		if turn.Namespace != "" {
+			item["namespace"] = turn.Namespace
+		}
 	} else {
 		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_e2e_%02d", n), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}}}

@@ -81,7 +81,10 @@ func TestMessages(t *testing.T) {
 // TestResponses: a function call item with its arguments as a JSON string,
 // then past the script's end a message.
 func TestResponses(t *testing.T) {
-	s, err := NewServer([]Turn{{Tool: "exec_command", Input: map[string]any{"cmd": "ls"}}})
+	s, err := NewServer([]Turn{
+		{Tool: "exec_command", Input: map[string]any{"cmd": "ls"}},
+		{Namespace: "mcp__ctx_recall", Tool: "memory_query", Input: map[string]any{"id": "toolu_01"}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +97,19 @@ func TestResponses(t *testing.T) {
 	if item["type"] != "function_call" || item["arguments"] != `{"cmd":"ls"}` || item["call_id"] == "" {
 		t.Errorf("item %v", item)
 	}
+	if _, ok := item["namespace"]; ok {
+		t.Errorf("a tool outside a namespace: %v", item)
+	}
+	// A tool offered in a namespace (an MCP server's) is called with it.
 	_, data = events(t, s, "/v1/responses", `{"stream":true,"input":[{"type":"function_call_output","call_id":"c","output":"a.txt"}]}`)
+	if item := data[2]["item"].(map[string]any); item["namespace"] != "mcp__ctx_recall" || item["name"] != "memory_query" {
+		t.Errorf("a tool in a namespace: %v", item)
+	}
+	_, data = events(t, s, "/v1/responses", `{"stream":true,"input":[{"type":"function_call_output","call_id":"c","output":"a.txt"},{"type":"function_call_output","call_id":"d","output":"b.txt"}]}`)
 	if item := data[2]["item"].(map[string]any); item["type"] != "message" {
 		t.Errorf("past the script: %v", item)
 	}
-	if got := s.ToolResults(); len(got) != 1 || got[0] != "a.txt" {
+	if got := s.ToolResults(); len(got) != 2 || got[0] != "a.txt" || got[1] != "b.txt" {
 		t.Errorf("ToolResults %q", got)
 	}
 }

@@ -118,8 +118,8 @@ func openRO(path, params string) (*Archive, error) {
 	a := &Archive{db: db, path: path, readOnly: true}
 	db.SetMaxOpenConns(1)
 	v, err := a.version(a.db)
-	if err == nil && v < len(migrations) {
-		err = fmt.Errorf("schema version %d is older than this ctxkit's %d: open it once with ctx-archive to upgrade it", v, len(migrations))
+	if err == nil && v < readable {
+		err = fmt.Errorf("schema version %d is older than this ctxkit reads (%d to %d): open it once with ctx-archive to upgrade it", v, readable, len(migrations))
 	}
 	if err != nil {
 		db.Close()

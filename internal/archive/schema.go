@@ -77,7 +77,25 @@ CREATE INDEX paths_reversed ON paths (reversed);
 CREATE VIRTUAL TABLE outputs_fts USING fts5 (text, content = 'outputs', content_rowid = 'id');
 CREATE VIRTUAL TABLE commands_fts USING fts5 (command, target, content = 'calls', content_rowid = 'id');
 `,
+	// 2: the answers of ctx-summarize --llm (LLMCache), by what the
+	// request was.
+	`
+CREATE TABLE llm_answers (
+	model   TEXT NOT NULL,
+	version TEXT NOT NULL,        -- the prompt's version
+	hash    TEXT NOT NULL,        -- of the rest of the request (llm.Key)
+	answer  TEXT NOT NULL,
+	stored  TEXT NOT NULL,        -- UTC
+	PRIMARY KEY (model, version, hash)
+) WITHOUT ROWID;
+`,
 }
+
+// readable is the oldest schema that a reader (OpenReadOnly) reads as it
+// is: the migrations after it add only what writers use, so that an
+// archive that no writer has upgraded yet is still read. A migration that
+// changes what the queries read raises it.
+const readable = 1
 
 // queryer is a database or a transaction.
 type queryer interface {

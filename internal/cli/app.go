@@ -72,9 +72,43 @@ type Env struct {
 	Name           string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	failed         bool   // an input failed (fail): the run exits 1
-	overBudget     bool   // a history did not fit ctx-summarize's --budget: the run exits 3
-	input          Source // the input Each is working on
+	args           []string // the command line, after the command's name
+	failed         bool     // an input failed (fail): the run exits 1
+	overBudget     bool     // a history did not fit ctx-summarize's --budget: the run exits 3
+	input          Source   // the input Each is working on
+}
+
+// given reports whether a flag was given on the command line, not only
+// through its environment twin. Some twins serve several commands
+// (CTX_BUDGET, CTX_SINCE, CTX_UNTIL): one exported for a command where the
+// flag applies must not make a usage error of another command line, where
+// it does not.
+func (e *Env) given(name string) bool {
+	names := []string{name}
+	for _, f := range e.App.Flags {
+		if slices.Contains(f.Names(), name) {
+			names = f.Names()
+		}
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return onCommandLine(e.args, n) })
+}
+
+// onCommandLine reports whether args give the flag name (-name, --name,
+// --name=V), before any "--".
+func onCommandLine(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 // fail reports a failure that does not stop the run, such as a bad file
@@ -126,7 +160,7 @@ func Main(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer)
 // printed once, as one line on stderr prefixed with the command's name.
 func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var actionErr error
-	env := &Env{Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	env := &Env{Name: cmd.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr, args: args[min(1, len(args)):]}
 	files := ""
 	if strings.Contains(cmd.ArgsUsage, "FILE") {
 		files = filesHelp(cmd.Flags) // not for ctx-recall's ID
@@ -239,6 +273,15 @@ func reorderAll(args []string, cmd Command) []string {
 	}
 	return reorder(args, cmd.Flags)
 }
+
+// timesHelp is what the --help of a command with --since and --until says
+// of their values, which every command reads alike (internal/timespan).
+const timesHelp = `
+TIMES (--since, --until; the same in ctx-count and ctx-recall):
+   2026-01-31            a date, in local time; as --until, the end of that day (all of it counts)
+   2026-01-31T14:00      a local time (seconds too: 2026-01-31T14:00:05)
+   2026-01-31T14:00:00Z  an RFC 3339 time, with its zone (Z, +02:00)
+   --since is the first instant of the span, --until the first instant after it.`
 
 func isBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)

@@ -58,6 +58,20 @@ func (e *Env) keepArchive() (*archive.Archive, error) {
 	return a, nil
 }
 
+// keep stores, in the archive of --archive, executions whose outputs are
+// about to be replaced (archive.Keep).
+func (e *Env) keep(execs []archive.Execution) error {
+	a, err := e.keepArchive()
+	if err != nil {
+		return err
+	}
+	err = a.Keep(execs)
+	if cerr := a.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // ArchivePath is the archive of --db, CTX_ARCHIVE, or the default.
 func (e *Env) ArchivePath() (string, error) {
 	if p := e.String(DBFlag.Name); p != "" {

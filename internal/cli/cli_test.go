@@ -395,3 +395,27 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestOnCommandLine: a flag is given on the command line in any of its
+// spellings, and not as a value, a file name or after "--".
+func TestOnCommandLine(t *testing.T) {
+	cases := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--budget", "30k"}, true},
+		{[]string{"-budget=30k"}, true},
+		{[]string{"--budget=30k", "s.jsonl"}, true},
+		{[]string{"s.jsonl", "--budget", "1"}, true},
+		{[]string{"--budget-x", "1"}, false},
+		{[]string{"--by", "budget"}, false},
+		{[]string{"budget"}, false},
+		{[]string{"--", "--budget"}, false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		if got := onCommandLine(c.args, "budget"); got != c.want {
+			t.Errorf("onCommandLine(%q, budget) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}

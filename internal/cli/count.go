@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/timespan"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -39,8 +40,9 @@ the share of tool output, the re-reads, what ctx-dedupe saves and the top tools 
    model    the model that wrote each message    tool     the tool (text: "(no tool)")
    kind     the tool's kind (a shell call's, its command's)
 --since and --until count only the messages written in that span, by the transcripts' own
-timestamps. The files are counted --jobs at a time, each let go once counted; a progress bar
-shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
+progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+` + timesHelp + `
 
 EXAMPLES:
    ctx-count session.jsonl
@@ -54,12 +56,13 @@ EXAMPLES:
 		EncodingFlag,
 		&ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: "print the report as JSON (schema in docs/count.md)"},
 		&ucli.IntFlag{Name: "top", Value: 10, EnvVars: []string{"CTX_TOP"}, Usage: "list the `N` largest tool results"},
-		&ucli.IntFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a context window of `N` tokens, e.g. 200000"},
+		&ucli.StringFlag{Name: "budget", EnvVars: []string{"CTX_BUDGET"}, Usage: "show the total as a share of a budget of `N` tokens (200000, 140k, or a share of --window: 70%): the whole context window, or what ctx-summarize --budget fits a history to. " + budgetTwin},
+		windowFlag("the model's context window in `N` tokens, of which --budget can be a share"),
 		&ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"},
 		&ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"},
 		&ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"},
-		&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "with --by, count the messages written from `TIME` on: a date (2026-01-31, local), a local time (2026-01-31T14:00) or an RFC 3339 time"},
-		&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "with --by, count the messages written before `TIME`; a date counts all of that day"},
+		&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "with --by, count the messages written from `TIME` on: " + timespan.Forms},
+		&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "with --by, count the messages written before `TIME` (as --since); a date counts all of that day"},
 		EachLineFlag,
 		JobsFlag,
 		QuietFlag,
@@ -70,12 +73,9 @@ EXAMPLES:
 }
 
 func runCount(e *Env) error {
-	top, budget := e.Int("top"), e.Int("budget")
+	top := e.Int("top")
 	if top < 0 {
 		return Usagef("--top must be 0 or more")
-	}
-	if budget < 0 {
-		return Usagef("--budget must be a number of tokens")
 	}
 	ctr, err := e.Counter()
 	if err != nil {
@@ -83,7 +83,7 @@ func runCount(e *Env) error {
 	}
 	if e.Bool(EachLineFlag.Name) {
 		for _, f := range []string{"tee", "before", "budget", "by", "since", "until"} {
-			if e.IsSet(f) {
+			if e.given(f) {
 				return Usagef("--%s does not go with --each-line, which gives every line its own report", f)
 			}
 		}
@@ -102,9 +102,13 @@ func runCount(e *Env) error {
 		return e.countBy(srcs, ctr)
 	}
 	for _, f := range []string{"since", "until"} {
-		if e.IsSet(f) {
+		if e.given(f) {
 			return Usagef("--%s counts the messages of a span of time by group: give --by too", f)
 		}
+	}
+	budget, _, err := e.budget()
+	if err != nil {
+		return err
 	}
 	tee := e.Bool("tee")
 	if tee && (len(srcs) > 1 || srcs[0].dir) {
@@ -198,18 +202,18 @@ func (e *Env) countBy(srcs []Source, ctr tokens.Counter) error {
 		return Usagef("--by: %v", err)
 	}
 	for _, f := range []string{"tee", "before", "budget"} {
-		if e.IsSet(f) {
+		if e.given(f) {
 			return Usagef("--%s does not go with --by", f)
 		}
 	}
 	var w count.Window
 	if s := e.String("since"); s != "" {
-		if w.Since, err = count.ParseTime(s, false, time.Local); err != nil {
+		if w.Since, err = timespan.Since(s, time.Local); err != nil {
 			return Usagef("--since: %v", err)
 		}
 	}
 	if s := e.String("until"); s != "" {
-		if w.Until, err = count.ParseTime(s, true, time.Local); err != nil {
+		if w.Until, err = timespan.Until(s, time.Local); err != nil {
 			return Usagef("--until: %v", err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -70,13 +69,5 @@ func (e *Env) hookError(err error) {
 // inHook reports whether a command line runs a hook, so that even a usage
 // error ends with status 1 and not 2, which an agent reads as "block".
 func inHook(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "--hook" || a == "-hook" || strings.HasPrefix(a, "--hook=") || strings.HasPrefix(a, "-hook=") {
-			return true
-		}
-	}
-	return os.Getenv(HookFlag.EnvVars[0]) != ""
+	return onCommandLine(args, HookFlag.Name) || os.Getenv(HookFlag.EnvVars[0]) != ""
 }

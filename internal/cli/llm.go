@@ -39,7 +39,7 @@ var (
 	llmTimeoutFlag = &ucli.DurationFlag{Name: "llm-timeout", Value: llm.Defaults().Timeout, EnvVars: []string{"CTX_LLM_TIMEOUT"},
 		Usage: "give up on a request after `DURATION`"}
 	llmCacheFlag = &ucli.StringFlag{Name: "llm-cache", EnvVars: []string{"CTX_LLM_CACHE"},
-		Usage: "keep answers in `FILE` (default: ctxkit/llm.jsonl in the user's cache directory); off: keep none"}
+		Usage: "keep answers in `FILE` (default: in the archive of --archive when one is set, else ctxkit/llm.jsonl in the user's cache directory); off: keep none"}
 
 	llmEndpointFlags = []ucli.Flag{llmURLFlag, llmModelFlag, llmKeyEnvFlag, llmCapFieldFlag, llmConcurrencyFlag,
 		llmMaxCallsFlag, llmTimeoutFlag, llmCacheFlag}
@@ -59,7 +59,8 @@ var llmFlags = []ucli.Flag{
 type modelRun struct {
 	client  *llm.Client
 	workers int
-	cache   *llm.FileCache
+	// closeCache closes the cache's file or archive; nil without a cache.
+	closeCache func() error
 	// What went wrong, for the one warning line: fallbacks that are the
 	// model's failures, by reason, and the first failure's message.
 	failed map[string]int
@@ -69,19 +70,19 @@ type modelRun struct {
 
 // newModelRun makes the client of the --llm flags.
 func (e *Env) newModelRun() (*modelRun, error) {
-	client, cache, err := e.newLLMClient(summarize.AnswerTokens)
+	client, closeCache, err := e.newLLMClient(summarize.AnswerTokens)
 	if err != nil {
 		return nil, err
 	}
-	return &modelRun{client: client, cache: cache, workers: e.Int(llmConcurrencyFlag.Name), failed: map[string]int{}}, nil
+	return &modelRun{client: client, closeCache: closeCache, workers: e.Int(llmConcurrencyFlag.Name), failed: map[string]int{}}, nil
 }
 
 // newLLMClient makes a client of the endpoint flags, whose answers have at
-// most answerCap tokens, and opens its cache (nil with --llm-cache off, or
-// where the system has no cache directory). The key comes from the
+// most answerCap tokens, and opens its cache (llmCache), returning how to
+// close it (nil without a cache). The key comes from the
 // environment variable that --llm-key-env names, never from a flag, which
 // ps would show.
-func (e *Env) newLLMClient(answerCap int) (*llm.Client, *llm.FileCache, error) {
+func (e *Env) newLLMClient(answerCap int) (*llm.Client, func() error, error) {
 	cfg := llm.Defaults()
 	cfg.URL = e.String(llmURLFlag.Name)
 	cfg.Model = e.String(llmModelFlag.Name)
@@ -91,27 +92,47 @@ func (e *Env) newLLMClient(answerCap int) (*llm.Client, *llm.FileCache, error) {
 	cfg.Concurrency = e.Int(llmConcurrencyFlag.Name)
 	cfg.MaxCalls = e.Int(llmMaxCallsFlag.Name)
 	cfg.Timeout = e.Duration(llmTimeoutFlag.Name)
-	var cache *llm.FileCache
-	if path := e.String(llmCacheFlag.Name); path != cacheOff {
-		if path == "" {
-			path, _ = llm.DefaultCachePath() // none when the system has no cache directory
-		}
-		if path != "" {
-			c, err := llm.OpenFileCache(path)
-			if err != nil {
-				return nil, nil, Failf("--llm-cache: %v", err)
-			}
-			cache, cfg.Cache = c, c
-		}
+	var closeCache func() error
+	var err error
+	if cfg.Cache, closeCache, err = e.llmCache(); err != nil {
+		return nil, nil, err
 	}
 	client, err := llm.New(cfg)
 	if err != nil {
-		if cache != nil {
-			cache.Close()
+		if closeCache != nil {
+			closeCache()
 		}
 		return nil, nil, Usagef("--llm: %v", err)
 	}
-	return client, cache, nil
+	return client, closeCache, nil
+}
+
+// llmCache opens the cache of --llm's answers, and returns how to close it:
+// the file --llm-cache names; else, with an archive (--archive,
+// CTX_ARCHIVE), the archive, where the answers live beside the outputs
+// they summarize; else a file in the user's cache directory. None with
+// --llm-cache off, or where the system has no cache directory.
+func (e *Env) llmCache() (llm.Cache, func() error, error) {
+	path := e.String(llmCacheFlag.Name)
+	switch {
+	case path == cacheOff:
+		return nil, nil, nil
+	case path == "" && e.String(ArchiveFlag.Name) != "":
+		a, err := e.keepArchive()
+		if err != nil {
+			return nil, nil, err
+		}
+		return a.LLMCache(), a.Close, nil
+	case path == "":
+		if path, _ = llm.DefaultCachePath(); path == "" {
+			return nil, nil, nil
+		}
+	}
+	cache, err := llm.OpenFileCache(path)
+	if err != nil {
+		return nil, nil, Failf("--llm-cache: %v", err)
+	}
+	return cache, cache.Close, nil
 }
 
 // answers asks the model the prompts of t, and counts what asking cost.
@@ -176,7 +197,7 @@ func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.
 // made no shorter than the rules' is not a failure: it is counted in
 // --stats only.
 func (m *modelRun) close(e *Env) {
-	closeLLM(e, m.client, m.cache)
+	closeLLM(e, m.client, m.closeCache)
 	warnFallbacks(e, m.client.Model(), m.failed, m.asked, "results, which have the rule-based summary", oneLineError(m.first))
 }
 
@@ -197,9 +218,9 @@ func warnFallbacks(e *Env, model string, failed map[string]int, asked int, what,
 
 // closeLLM closes a client's cache, and warns when answers could not be
 // kept: the next run asks for them again.
-func closeLLM(e *Env, client *llm.Client, cache *llm.FileCache) {
-	if cache != nil {
-		if err := cache.Close(); err != nil && client.CacheError() == nil {
+func closeLLM(e *Env, client *llm.Client, closeCache func() error) {
+	if closeCache != nil {
+		if err := closeCache(); err != nil && client.CacheError() == nil {
 			fmt.Fprintf(e.Stderr, "%s: warning: --llm-cache: %v\n", e.Name, err)
 		}
 	}

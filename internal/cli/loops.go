@@ -83,7 +83,7 @@ func runLoops(e *Env) error {
 	case e.IsSet(HookFlag.Name):
 		return e.Hook(loopsHook(e, d))
 	case e.Bool("banner"):
-		opts := loops.BannerOptions{Measure: e.Bool(StatsFlag.Name)}
+		opts := loops.BannerOptions{Measure: e.Bool(StatsFlag.Name), Handle: e.Handles()}
 		if opts.Measure {
 			if opts.Counter, err = e.Counter(); err != nil {
 				return err

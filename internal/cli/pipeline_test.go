@@ -21,14 +21,16 @@ import (
 type filterStep struct {
 	cmd  Command
 	args []string
+	// grows: the step adds tokens on purpose (ctx-loops --banner).
+	grows bool
 }
 
 // pipeline is the README's pipeline, with ctx-summarize's protection lowered
 // so that it acts on small transcripts too.
 var pipeline = []filterStep{
-	{Dedupe, []string{"--all-tools"}},
-	{Truncate, []string{"--max-chars", "2000", "--head", "600", "--tail", "600"}},
-	{Summarize, []string{"--protect-tokens", "1000", "--protect-turns", "0", "--min-savings", "0"}},
+	{Dedupe, []string{"--all-tools"}, false},
+	{Truncate, []string{"--max-chars", "2000", "--head", "600", "--tail", "600"}, false},
+	{Summarize, []string{"--protect-tokens", "1000", "--protect-turns", "0", "--min-savings", "0"}, false},
 }
 
 func runFilter(t *testing.T, cmd Command, args []string, in []byte) []byte {

@@ -223,8 +223,8 @@ func evidenceName(s Source) string {
 
 // reflectModel asks a model to reflect on transcripts, for learn --llm.
 type reflectModel struct {
-	client *llm.Client
-	cache  *llm.FileCache
+	client     *llm.Client
+	closeCache func() error
 	// The playbook as it was when the run began: the model tags its
 	// strategies. Tags of a strategy pruned since are dropped.
 	snapshot *playbook.Playbook
@@ -238,11 +238,11 @@ func (e *Env) newReflectModel(path string) (*reflectModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, cache, err := e.newLLMClient(playbook.AnswerTokens)
+	client, closeCache, err := e.newLLMClient(playbook.AnswerTokens)
 	if err != nil {
 		return nil, err
 	}
-	return &reflectModel{client: client, cache: cache, snapshot: snapshot, failed: map[string]int{}}, nil
+	return &reflectModel{client: client, closeCache: closeCache, snapshot: snapshot, failed: map[string]int{}}, nil
 }
 
 // reflect asks the model about t; its answer replaces the rules'
@@ -287,7 +287,7 @@ func (m *reflectModel) count(l learned) {
 // close closes the cache and warns, in one line, of the transcripts the
 // rules learned from because the model gave no usable answer.
 func (m *reflectModel) close(e *Env) {
-	closeLLM(e, m.client, m.cache)
+	closeLLM(e, m.client, m.closeCache)
 	warnFallbacks(e, m.client.Model(), m.failed, m.asked, "transcripts, which the rules learned from", m.first)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/recall"
+	"github.com/ctxkit/ctxkit/internal/timespan"
 )
 
 // MCPServer serves the MCP tool memory_query over the archive at path on in
@@ -33,8 +34,8 @@ output with --include-output).
 Without an ID, lists the archived executions that match the queries, newest first, or best
 match first with --query: a table, and how many matched; --json gives JSON lines, a record
 a line, then {"total": N}. The queries combine: --session, --tool (a name or a kind),
---path (calls that read, edited, wrote or listed it), --since and --until (RFC 3339 or a
-date), --failed, --query (words in the output or the command; "a phrase", word*, OR).
+--path (calls that read, edited, wrote or listed it), --since and --until (TIMES below),
+--failed, --query (words in the output or the command; "a phrase", word*, OR).
 
 --mcp serves the same as the MCP tool memory_query on stdin and stdout, for an agent to
 call (docs/recall.md shows how to add it to Claude Code and Codex); of the flags, only --db
@@ -43,6 +44,7 @@ applies to it.
 The archive is the one ctx-archive writes: --db, else CTX_ARCHIVE, else ctxkit/archive.db in
 the user's data directory. It is only read. An unknown id, a missing or corrupt archive, or
 one of a newer schema: one line on stderr, exit 1.
+` + timesHelp + `
 
 EXAMPLES:
    ctx-recall toolu_01AB
@@ -58,8 +60,8 @@ EXAMPLES:
 			&ucli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "only the executions of session `ID`"},
 			&ucli.StringFlag{Name: "tool", EnvVars: []string{"CTX_TOOL"}, Usage: "only calls of tool `NAME` or of that kind (read, edit, shell, ...)"},
 			&ucli.StringFlag{Name: "path", EnvVars: []string{"CTX_PATH"}, Usage: "only calls that read, edited, wrote or listed `PATH` (its last parts are enough)"},
-			&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "only executions at or after `TIME` (RFC 3339, or YYYY-MM-DD)"},
-			&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "only executions before `TIME` (RFC 3339, or YYYY-MM-DD)"},
+			&ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: "only executions at or after `TIME`: " + timespan.Forms},
+			&ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: "only executions before `TIME` (as --since); a date takes all of that day"},
 			&ucli.BoolFlag{Name: "failed", EnvVars: []string{"CTX_FAILED"}, Usage: "only executions that failed"},
 			&ucli.StringFlag{Name: "query", Aliases: []string{"q"}, EnvVars: []string{"CTX_QUERY"}, Usage: "only executions whose output or command holds these `WORDS`, best match first"},
 			&ucli.IntFlag{Name: "limit", EnvVars: []string{"CTX_LIMIT"}, Usage: "list at most `N` executions (default 10, at most 100)"},
@@ -84,9 +86,23 @@ func runRecall(e *Env, serve MCPServer) error {
 	if e.NArg() > 1 {
 		return Usagef("one ID at a time; %d given", e.NArg())
 	}
-	args := recall.Args{ID: e.Args().First(), Range: e.String("range"), Session: e.String("session"),
-		Tool: e.String("tool"), Path: e.String("path"), Since: e.String("since"), Until: e.String("until"),
-		Failed: e.Bool("failed"), Query: e.String("query"), Limit: e.Int("limit"), IncludeOutput: e.Bool("include-output")}
+	id := e.Args().First()
+	// With an id, a query's flag set only in the environment (CTX_SINCE,
+	// which ctx-count reads too) does not apply; a command line that gives
+	// both is a usage error.
+	applies := func(name string) bool { return id == "" || e.given(name) }
+	str := func(name string) string {
+		if !applies(name) {
+			return ""
+		}
+		return e.String(name)
+	}
+	args := recall.Args{ID: id, Range: e.String("range"), Session: e.String("session"),
+		Tool: str("tool"), Path: str("path"), Since: str("since"), Until: str("until"),
+		Failed: applies("failed") && e.Bool("failed"), Query: str("query"), IncludeOutput: e.Bool("include-output")}
+	if applies("limit") {
+		args.Limit = e.Int("limit")
+	}
 	q, lines, err := args.Check()
 	if err != nil {
 		return Usagef("%v", err)

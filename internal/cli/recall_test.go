@@ -77,7 +77,7 @@ func TestRecallNewerSchema(t *testing.T) {
 	}{{recallCmd, []string{"--db", db, ids[0]}}, {Archive, []string{"--db", db, src}}} {
 		code, out, errs := runIn(c.cmd, c.args...)
 		if code != ExitFailure || out != "" || strings.Count(errs, "\n") != 1 ||
-			!strings.Contains(errs, "archive of a newer schema than this ctxkit reads; upgrade ctxkit (schema version 99; this ctxkit reads up to 1)") {
+			!strings.Contains(errs, "archive of a newer schema than this ctxkit reads; upgrade ctxkit (schema version 99; this ctxkit reads up to 2)") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.cmd.Name, code, out, errs)
 		}
 	}

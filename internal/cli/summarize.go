@@ -76,7 +76,8 @@ summary that the text left out, word for word:
    [ctx-summarize, model qwen2.5-coder:1.5b] Read internal/store/store.go: 156 lines (5,016 chars).
    <the model's text: what the file defines, in at most 100 words>
 
-Answers are cached (--llm-cache), so a second run over the same history sends no request;
+Answers are cached (in the --llm-cache file, else in the archive of --archive when one is set,
+else in the user's cache directory), so a second run over the same history sends no request;
 --stats adds the model's summaries, fallbacks, requests, cache hits and tokens. The API key comes
 from the environment variable that --llm-key-env names, never from a flag.
 
@@ -109,9 +110,8 @@ a file on stderr; --json prints that report as JSON on stderr instead.`,
 		&ucli.StringFlag{Name: "trigger", Value: "0", EnvVars: []string{"CTX_TRIGGER"},
 			Usage: "change nothing unless the history has more than `N` tokens (30000, 140k) or that share of --window (75%); 0: off"},
 		&ucli.StringFlag{Name: "budget", Value: "0", EnvVars: []string{"CTX_BUDGET"},
-			Usage: "when the history has more than `N` tokens (30000, 140k) or that share of --window (70%), replace old results, the cheapest loss first, until it fits; exit status 3 when it cannot; 0: off"},
-		&ucli.StringFlag{Name: "window", Value: textfmt.Int(defaultWindow), EnvVars: []string{"CTX_WINDOW"},
-			Usage: "the model's context window in `N` tokens, of which --budget and --trigger can be shares"},
+			Usage: "when the history has more than `N` tokens (30000, 140k) or that share of --window (70%), replace old results, the cheapest loss first, until it fits; exit status 3 when it cannot; 0: off. " + budgetTwin},
+		windowFlag("the model's context window in `N` tokens, of which --budget and --trigger can be shares"),
 		&ucli.StringSliceFlag{Name: "exclude-tools", EnvVars: []string{"CTX_EXCLUDE_TOOLS"},
 			Usage: "never summarize the results of the tools `NAME,...` (any case); repeatable"},
 		&ucli.StringFlag{Name: "mode", Value: string(summarize.ModeSummary), EnvVars: []string{"CTX_MODE"},
@@ -144,18 +144,11 @@ func runSummarize(e *Env) error {
 	if err != nil {
 		return err
 	}
-	window, err := tokenAmount("window", e.String("window"), 0)
-	if e.String("window") == "" { // an empty CTX_WINDOW
-		window = defaultWindow
-	}
+	budget, window, err := e.budget()
 	if err != nil {
 		return err
 	}
 	trigger, err := tokenAmount("trigger", e.String("trigger"), window)
-	if err != nil {
-		return err
-	}
-	budget, err := tokenAmount("budget", e.String("budget"), window)
 	if err != nil {
 		return err
 	}
@@ -238,6 +231,32 @@ func runSummarize(e *Env) error {
 
 // defaultWindow is --window's default: Claude's context window.
 const defaultWindow = 200000
+
+// windowFlag is --window, the model's context window, of which a --budget
+// can be a share; ctx-count and ctx-summarize read it alike, so that
+// CTX_WINDOW and CTX_BUDGET name the same number of tokens to both.
+func windowFlag(usage string) *ucli.StringFlag {
+	return &ucli.StringFlag{Name: "window", Value: textfmt.Int(defaultWindow), EnvVars: []string{"CTX_WINDOW"}, Usage: usage}
+}
+
+// budgetTwin is what the --help of ctx-count and ctx-summarize says of
+// CTX_BUDGET, which both read: one budget, the same number of tokens to
+// both.
+const budgetTwin = "CTX_BUDGET is the twin of both ctx-summarize --budget (fit the history to it) and ctx-count --budget (show how much of it the history uses): one budget, the same number to both"
+
+// budget reads --budget and --window: the budget in tokens (0: none) and
+// the window it may be a share of. An empty CTX_WINDOW is the default.
+func (e *Env) budget() (budget, window int, err error) {
+	window, err = tokenAmount("window", e.String("window"), 0)
+	if e.String("window") == "" {
+		window = defaultWindow
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	budget, err = tokenAmount("budget", e.String("budget"), window)
+	return budget, window, err
+}
 
 // budgetKeepRecent is --keep-recent under a budget, when not given: the
 // last results are what the agent just did (Anthropic's context editing

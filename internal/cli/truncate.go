@@ -45,7 +45,9 @@ and 500). See docs/truncate.md.
 
 --hook claude-code makes it Claude Code's PostToolUse hook on Bash: it reads the hook's JSON on
 stdin and answers with the output cut by the same rules, in Bash's own shape, so that a long
-output reaches the model already cut (docs/hooks.md, examples/hooks).
+output reaches the model already cut (docs/hooks.md, examples/hooks). With --archive (or
+CTX_ARCHIVE) it stores the full output first and the cut cites it, as a filter's does; an
+archive that cannot be written lets the output go on whole.
 
 EXAMPLES:
    ctx-truncate session.jsonl > short.jsonl

@@ -3,19 +3,25 @@ package cli
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/hook"
 	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // truncateHook answers Claude Code's PostToolUse for Bash: when the output
 // is long, the model gets it cut by the rules, in Bash's own shape
 // ({stdout, stderr, interrupted, isImage}), and the transcript records the
-// cut output too. A failed Bash call fires PostToolUseFailure instead, which
-// cannot replace its output: failures reach the model whole.
+// cut output too. With an archive (--archive, CTX_ARCHIVE) the full output
+// is stored first, as the filters store what they replace, and the cut
+// cites its handle; an archive that cannot be written lets the output go on
+// whole. A failed Bash call fires PostToolUseFailure instead, which cannot
+// replace its output: failures reach the model whole.
 func truncateHook(e *Env, opts truncate.Options) Handler {
 	return func(agent hook.Agent, p hook.Payload) (hook.Answer, error) {
 		if agent != hook.ClaudeCode {
@@ -24,13 +30,6 @@ func truncateHook(e *Env, opts truncate.Options) Handler {
 		if p.Event != hook.PostToolUse {
 			return nil, nil
 		}
-		if e.String(ArchiveFlag.Name) != "" {
-			// The seam for the archive: store the full output here first,
-			// under the session and the call's id (p.SessionID,
-			// p.ToolUseID), and cite that handle in the cut (Rules.Handle).
-			// Until then an output that was to be kept goes on whole.
-			return nil, errors.New("--archive is not supported in a hook yet: the output goes on whole, not cut")
-		}
 		table, err := e.Tools()
 		if err != nil {
 			return nil, err
@@ -38,18 +37,37 @@ func truncateHook(e *Env, opts truncate.Options) Handler {
 		if !hookInScope(opts, table, p.ToolName) {
 			return nil, nil
 		}
-		cuts := map[string]string{}
+		texts := map[string]string{}
+		long := false
 		for _, field := range []string{"stdout", "stderr"} {
-			text, ok := p.Response(field)
-			if !ok {
-				continue
+			if text, ok := p.Response(field); ok {
+				texts[field] = text
+				long = long || len(text) > opts.Rules.Max // else Cut leaves it: nothing to archive
 			}
-			if cut, ok := truncate.Cut(text, opts.Rules); ok {
+		}
+		rules := opts.Rules
+		var kept []archive.Execution
+		if long && e.String(ArchiveFlag.Name) != "" {
+			if kept, err = hookExecution(p, table); err != nil {
+				return nil, err
+			}
+			if len(kept) > 0 {
+				rules.Handle = kept[0].Handle
+			}
+		}
+		cuts := map[string]string{}
+		for field, text := range texts {
+			if cut, ok := truncate.Cut(text, rules); ok {
 				cuts[field] = cut
 			}
 		}
 		if len(cuts) == 0 {
 			return nil, nil
+		}
+		if len(kept) > 0 {
+			if err := e.keep(kept); err != nil {
+				return nil, err
+			}
 		}
 		out, err := p.EditResponse(cuts)
 		if err != nil {
@@ -57,6 +75,17 @@ func truncateHook(e *Env, opts truncate.Options) Handler {
 		}
 		return hook.UpdatedToolOutput(out), nil
 	}
+}
+
+// hookExecution is the execution of the call a hook payload reports, its
+// full output as the model would read it, as the archive stores it from the
+// session file: none when the output is not the tool's own (a marker).
+func hookExecution(p hook.Payload, table *tools.Table) ([]archive.Execution, error) {
+	t, err := transcript.Parse(p.Session(p.Output(), time.Now()), transcript.Options{Format: transcript.ClaudeCode, Tools: table})
+	if err != nil {
+		return nil, err
+	}
+	return archive.Executions(t, t.Results), nil
 }
 
 // hookInScope says whether the hook cuts a tool's output: the shell tools by

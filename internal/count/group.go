@@ -434,29 +434,3 @@ func (g *Grouped) WriteText(w io.Writer, rows int, color bool) error {
 	}
 	return p.err
 }
-
-// ParseTime reads a --since or --until value: a date (2026-01-31), a date
-// and time without a zone (2026-01-31T14:00), both in loc, or an RFC 3339
-// time (2026-01-31T14:00:00Z). A date as an end (--until) is the end of that
-// day: the window takes all of it.
-func ParseTime(s string, end bool, loc *time.Location) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.ParseInLocation(time.DateOnly, s, loc); err == nil {
-		if end {
-			t = t.AddDate(0, 0, 1)
-			if t.Year() > 9999 {
-				t = t.Add(-time.Nanosecond) // JSON and RFC 3339 stop at 9999
-			}
-		}
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is not a date (2026-01-31) or a time (2026-01-31T14:00, 2026-01-31T14:00:00Z)", s)
-}

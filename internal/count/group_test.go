@@ -38,35 +38,6 @@ func TestParseBy(t *testing.T) {
 	}
 }
 
-func TestParseTime(t *testing.T) {
-	loc := time.FixedZone("X", 2*3600)
-	for _, c := range []struct {
-		in   string
-		end  bool
-		want string // RFC 3339, "" for an error
-	}{
-		{"2026-01-31", false, "2026-01-31T00:00:00+02:00"},
-		{"2026-01-31", true, "2026-02-01T00:00:00+02:00"}, // all of the day
-		{"2026-12-31", true, "2027-01-01T00:00:00+02:00"},
-		{"2026-01-31T14:05", true, "2026-01-31T14:05:00+02:00"},
-		{"2026-01-31T14:05:09", false, "2026-01-31T14:05:09+02:00"},
-		{"2026-01-31T14:05:09Z", false, "2026-01-31T14:05:09Z"},
-		{"2026-01-31T14:05:09.5-05:00", false, "2026-01-31T14:05:09.5-05:00"},
-		{"yesterday", false, ""},
-		{"2026-13-01", false, ""},
-	} {
-		got, err := ParseTime(c.in, c.end, loc)
-		switch {
-		case c.want == "" && err == nil:
-			t.Errorf("ParseTime(%q) = %v, want an error", c.in, got)
-		case c.want != "" && err != nil:
-			t.Errorf("ParseTime(%q): %v", c.in, err)
-		case c.want != "" && got.Format(time.RFC3339Nano) != c.want:
-			t.Errorf("ParseTime(%q, end %v) = %s, want %s", c.in, c.end, got.Format(time.RFC3339Nano), c.want)
-		}
-	}
-}
-
 func TestWindow(t *testing.T) {
 	at := func(s string) time.Time {
 		tm, err := time.Parse(time.RFC3339, s)
@@ -323,23 +294,4 @@ func TestGroupedGolden(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzParseTime: any value is read or refused without a panic, and a time
-// read back from its RFC 3339 form is the same time.
-func FuzzParseTime(f *testing.F) {
-	for _, s := range []string{"2026-01-31", "2026-01-31T14:05", "2026-01-31T14:05:09Z", "2026-01-31T14:05:09.5-05:00", "", "x", "9999-12-31"} {
-		f.Add(s, false)
-		f.Add(s, true)
-	}
-	f.Fuzz(func(t *testing.T, s string, end bool) {
-		got, err := ParseTime(s, end, time.UTC)
-		if err != nil {
-			return
-		}
-		again, err := ParseTime(got.Format(time.RFC3339Nano), false, time.UTC)
-		if err != nil || !again.Equal(got) {
-			t.Fatalf("ParseTime(%q) = %v, and its RFC 3339 form reads as %v, %v", s, got, again, err)
-		}
-	})
 }

@@ -1,15 +1,18 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/agenttest"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // example reads one of the example hook configurations, as a user pastes it.
@@ -68,27 +71,66 @@ func TestLoopDenied(t *testing.T) {
 }
 
 // TestOutputCut: a 5,000-line Bash output reaches the model already cut by
-// the example PostToolUse hook, and the session file records the cut.
+// the example PostToolUse hook, and the session file records the cut. With
+// CTX_ARCHIVE set too, the hook archives the full output first and the cut
+// cites it: ctx-recall gives back the 5,000 lines.
 func TestOutputCut(t *testing.T) {
-	exe := agenttest.ClaudeCode.Install(t)
-	srv := server(t, []agenttest.Turn{{Tool: "Bash", Input: map[string]any{"command": "seq 1 5000", "description": "Count"}}})
-	run := agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Count to 5000.",
-		Hooks: example(t, "claude-code/settings.json"), Env: hookEnv(t)})
-	results := srv.ToolResults()
-	if len(results) != 1 {
-		t.Fatalf("the model saw %d tool results, want 1", len(results))
+	for _, archived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("archive=%v", archived), func(t *testing.T) {
+			exe := agenttest.ClaudeCode.Install(t)
+			srv := server(t, []agenttest.Turn{{Tool: "Bash", Input: map[string]any{"command": "seq 1 5000", "description": "Count"}}})
+			env := hookEnv(t)
+			db := filepath.Join(t.TempDir(), "archive.db")
+			if archived {
+				env = append(env, "CTX_ARCHIVE="+db)
+			}
+			run := agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Count to 5000.",
+				Hooks: example(t, "claude-code/settings.json"), Env: env})
+			results := srv.ToolResults()
+			if len(results) != 1 {
+				t.Fatalf("the model saw %d tool results, want 1", len(results))
+			}
+			got := results[0]
+			if !strings.HasPrefix(got, "1\n2\n3\n") || !strings.HasSuffix(got, "4999\n5000") ||
+				!strings.Contains(got, "\n[ctx-truncate] 23,892 chars, 5,000 lines; ") || len(got) > 6000 {
+				t.Errorf("the model saw %d chars, want the head, the marker and the tail:\n%q\n…\n%q", len(got), got[:min(300, len(got))], got[max(0, len(got)-300):])
+			}
+			path := run.Transcript(t)
+			tr := transcripttest.Load(t, path)
+			if len(tr.Results) != 1 || tr.Results[0].Text() != got {
+				t.Errorf("the transcript records another output than the model saw")
+			}
+			handle := truncate.Cited(got)
+			switch {
+			case !archived && handle != "":
+				t.Errorf("without an archive, the cut cites %s", handle)
+			case archived && handle == "":
+				t.Errorf("with an archive, the cut cites no handle: %q", got[:min(len(got), 3000)])
+			case archived:
+				full, err := exec.Command(filepath.Join(tools(t), "ctx-recall"), "--db", db, handle).Output()
+				if err != nil {
+					t.Fatalf("ctx-recall %s: %v", handle, stderrOf(err))
+				}
+				if want := seq(5000); string(full) != want {
+					t.Errorf("ctx-recall %s gave %d bytes, want the %d of the 5,000 lines", handle, len(full), len(want))
+				}
+			}
+			everyTool(t, tools(t), path)
+		})
 	}
-	got := results[0]
-	if !strings.HasPrefix(got, "1\n2\n3\n") || !strings.HasSuffix(got, "4999\n5000") ||
-		!strings.Contains(got, "\n[ctx-truncate] 23,892 chars, 5,000 lines; ") || len(got) > 6000 {
-		t.Errorf("the model saw %d chars, want the head, the marker and the tail:\n%q\n…\n%q", len(got), got[:min(300, len(got))], got[max(0, len(got)-300):])
+}
+
+// seq is what seq 1 n prints, as Claude Code gives it: without the last
+// newline.
+func seq(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strconv.Itoa(i))
 	}
-	path := run.Transcript(t)
-	tr := transcripttest.Load(t, path)
-	if len(tr.Results) != 1 || tr.Results[0].Text() != got {
-		t.Errorf("the transcript records another output than the model saw")
-	}
-	everyTool(t, tools(t), path)
+	return b.String()
 }
 
 // TestRereadPointer: the file is read, touched (so Claude Code reads it

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -121,6 +122,57 @@ func (p Payload) EditResponse(fields map[string]string) (string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Output is a tool's output as the model would read it: Codex's string,
+// or Claude Code's stdout and then its stderr, on a line of its own when
+// both have text, as Claude Code joins them for the model (2.1.197 sends a
+// Bash call's stderr within stdout, and stderr empty).
+func (p Payload) Output() string {
+	v := gjson.Parse(p.ToolResponse)
+	if v.Type == gjson.String {
+		return v.Str
+	}
+	var parts []string
+	for _, field := range []string{"stdout", "stderr"} {
+		if s, ok := p.Response(field); ok && s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Session returns the call of a payload with output as its result, as the
+// two lines of a Claude Code session file would hold them (its session,
+// working directory, tool name, arguments and id; at as the time of both):
+// a transcript the archive can store the call from, as ctx-archive stores
+// it from the session file.
+func (p Payload) Session(output string, at time.Time) []byte {
+	input := p.ToolInput
+	if !gjson.Valid(input) {
+		input = "{}"
+	}
+	line := func(role string) []byte {
+		b := []byte(`{"type":"","sessionId":"","cwd":"","timestamp":"","message":{"role":"","content":[{}]}}`)
+		b, _ = sjson.SetBytes(b, "type", role)
+		b, _ = sjson.SetBytes(b, "sessionId", p.SessionID)
+		b, _ = sjson.SetBytes(b, "cwd", p.Cwd)
+		b, _ = sjson.SetBytes(b, "timestamp", at.UTC().Format(time.RFC3339Nano))
+		b, _ = sjson.SetBytes(b, "message.role", role)
+		return b
+	}
+	call := line("assistant")
+	call, _ = sjson.SetBytes(call, "message.content.0.type", "tool_use")
+	call, _ = sjson.SetBytes(call, "message.content.0.id", p.ToolUseID)
+	call, _ = sjson.SetBytes(call, "message.content.0.name", p.ToolName)
+	call, _ = sjson.SetRawBytes(call, "message.content.0.input", []byte(input))
+	result := line("user")
+	result, _ = sjson.SetBytes(result, "message.content.0.type", "tool_result")
+	result, _ = sjson.SetBytes(result, "message.content.0.tool_use_id", p.ToolUseID)
+	result, _ = sjson.SetBytes(result, "message.content.0.content", output)
+	out := append(call, '\n')
+	out = append(out, result...)
+	return append(out, '\n')
 }
 
 // Answer is what a hook prints on stdout; nil prints nothing, which every

@@ -2,8 +2,12 @@ package hook
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // The payloads as Claude Code 2.1.197 and Codex 0.169.0 send them.
@@ -128,5 +132,56 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("UpdatedToolOutput gave invalid JSON from %s", p.ToolResponse)
 			}
 		}
+		// The session lines of any payload parse, with the call and its output.
+		tr, err := transcript.Parse(p.Session(p.Output(), time.Unix(0, 0)), transcript.Options{Format: transcript.ClaudeCode})
+		if err != nil || len(tr.Results) != 1 || tr.Results[0].Text() != p.Output() {
+			t.Fatalf("Session of %.100s: %v", data, err)
+		}
 	})
+}
+
+// TestOutput: what the model reads of a tool's output.
+func TestOutput(t *testing.T) {
+	bash := func(stdout, stderr string) string {
+		return `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":` + strconv.Quote(stdout) + `,"stderr":` + strconv.Quote(stderr) + `,"interrupted":false}}`
+	}
+	cases := map[string]string{
+		bash("1\n2", ""):         "1\n2",
+		bash("1\n2", "warning"):  "1\n2\nwarning",
+		bash("", "warning\n"):    "warning\n",
+		bash("", ""):             "",
+		codexPost:                "1\n2\n3\n",
+		claudePost:               "", // a Read: no stdout
+		claudePre:                "",
+		`{"tool_response":null}`: "",
+	}
+	for payload, want := range cases {
+		p, err := Parse([]byte(payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Output(); got != want {
+			t.Errorf("Output of %.80s = %q, want %q", payload, got, want)
+		}
+	}
+}
+
+// TestSession: the session lines of a payload hold the call as a session
+// file would: its session, directory, tool, arguments and id, and the
+// output as its result.
+func TestSession(t *testing.T) {
+	p, _ := Parse([]byte(claudePre))
+	at := time.Date(2026, 1, 31, 14, 0, 0, 0, time.UTC)
+	data := p.Session("out \"quoted\"\n", at)
+	tr, err := transcript.Parse(data, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Format != transcript.ClaudeCode || tr.SessionID != "4f47" || tr.Cwd != "/home/dev/p" || len(tr.Calls) != 1 || len(tr.Results) != 1 {
+		t.Fatalf("%s: format %s, session %q, cwd %q, %d calls, %d results", data, tr.Format, tr.SessionID, tr.Cwd, len(tr.Calls), len(tr.Results))
+	}
+	c, r := tr.Calls[0], tr.Results[0]
+	if c.ID != "toolu_00" || c.Name != "Bash" || c.Args.Command != "cat missing.txt" || r.Call != c || r.Text() != "out \"quoted\"\n" || !c.Message.Time.Equal(at) {
+		t.Errorf("%s: call %s %s %q at %v, result %q", data, c.ID, c.Name, c.Args.Command, c.Message.Time, r.Text())
+	}
 }

@@ -28,14 +28,15 @@ const bannerEnd = "--- the output as it was ---\n"
 //	--- the output as it was ---
 //
 // Only the first line is the marker, and it names no call, so no filter
-// reads it as a pointer.
-func Header(s Step) string {
+// reads it as a pointer. With an archive's handle, it ends by citing it
+// (marker.Cite), as every filter's marker does.
+func Header(s Step, handle string) string {
 	var b strings.Builder
-	b.WriteString(marker.Line(tool, s.Tool+" failed"))
+	line := marker.Line(tool, s.Tool+" failed")
 	if s.ExitCode != nil {
-		b.WriteString(" (exit code " + strconv.Itoa(*s.ExitCode) + ")")
+		line += " (exit code " + strconv.Itoa(*s.ExitCode) + ")"
 	}
-	b.WriteString(".\n")
+	b.WriteString(marker.Cite(line+".", handle) + "\n")
 	if s.Error != "" {
 		b.WriteString("Error: " + s.Error + "\n")
 	}
@@ -63,6 +64,9 @@ type BannerOptions struct {
 	// count of the whole transcript, so it is only done for --stats.
 	Measure bool
 	Counter tokens.Counter
+	// Handle gives the archive's handle of a result about to get a banner,
+	// which its marker line cites; nil when there is no archive.
+	Handle marker.Handles
 }
 
 // Banner is the --banner filter, its options checked.
@@ -83,8 +87,9 @@ func NewBanner(opts BannerOptions) (*Banner, error) {
 // adds a few dozen tokens to each failed result: the one filter that makes
 // a transcript longer, on purpose.
 func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
-	run := stats.Start(t)
 	failed := 0
+	var todo []*transcript.Result
+	var handles []string // each handle found before any result changes
 	for _, r := range t.Results {
 		if r.Call == nil || !r.Failed() {
 			continue
@@ -93,7 +98,12 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 		if r.HasPrefix("[ctx-") && marker.Is(r.Text(), "") {
 			continue
 		}
-		run.SetText(r, Header(NewStep(r.Call, t.Cwd))+r.Text())
+		todo = append(todo, r)
+		handles = append(handles, f.opts.Handle.Of(t, r))
+	}
+	run := stats.Start(t)
+	for i, r := range todo {
+		run.SetText(r, Header(NewStep(r.Call, t.Cwd), handles[i])+r.Text())
 	}
 	var ctr tokens.Counter
 	if f.opts.Measure {

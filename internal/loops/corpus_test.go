@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -26,7 +27,8 @@ func TestCorpus(t *testing.T) {
 			for _, l := range d.Find(steps) {
 				checkLoop(t, steps, l)
 			}
-			checkBanner(t, tr)
+			checkBanner(t, path, BannerOptions{})
+			checkBanner(t, path, BannerOptions{Handle: invariant.Handles})
 		})
 	}
 }
@@ -90,20 +92,25 @@ func checkLoop(t *testing.T, steps []Step, l Loop) {
 }
 
 // checkBanner: every failed result with a call gets a banner and keeps its
-// call; the output as it was comes back from it; a second run changes
-// nothing.
-func checkBanner(t *testing.T, tr *transcript.Transcript) {
+// call; the output as it was comes back from it; with a handle, the banner
+// cites it; a second run changes nothing.
+func checkBanner(t *testing.T, path string, opts BannerOptions) {
 	t.Helper()
+	tr, _ := load(t, path)
+	in := tr.Bytes()
 	before := make([]string, len(tr.Results))
 	for i, r := range tr.Results {
 		before[i] = r.Text()
 	}
-	b, err := NewBanner(BannerOptions{})
+	b, err := NewBanner(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := b.Apply(tr)
 	out := transcripttest.Parse(t, tr.Bytes())
+	if err := invariant.Cites(in, tr.Bytes(), func(t *transcript.Transcript, r *transcript.Result) string { return opts.Handle.Of(t, r) }); err != nil {
+		t.Error(err)
+	}
 	if len(out.Results) != len(tr.Results) || len(out.Calls) != len(tr.Calls) {
 		t.Fatalf("%d results and %d calls out, %d and %d in", len(out.Results), len(out.Calls), len(tr.Results), len(tr.Calls))
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/timespan"
 )
 
 // Args are memory_query's arguments, and ctx-recall's flags by the same
@@ -22,8 +23,8 @@ type Args struct {
 	Session       string `json:"session,omitempty" jsonschema:"only this session's executions (a session id as records show it)"`
 	Tool          string `json:"tool,omitempty" jsonschema:"only calls of this tool name (Bash, Read, exec_command) or kind (read, edit, write, shell, list, search, git, web, other)"`
 	Path          string `json:"path,omitempty" jsonschema:"only calls that read, edited, wrote or listed this file or directory (a relative path matches its last parts)"`
-	Since         string `json:"since,omitempty" jsonschema:"only executions at or after this time (RFC 3339, or a date YYYY-MM-DD)"`
-	Until         string `json:"until,omitempty" jsonschema:"only executions before this time (RFC 3339, or a date YYYY-MM-DD)"`
+	Since         string `json:"since,omitempty" jsonschema:"only executions at or after this time: a date (2026-01-31, local time), a local time (2026-01-31T14:00) or an RFC 3339 time (2026-01-31T14:00:00Z)"`
+	Until         string `json:"until,omitempty" jsonschema:"only executions before this time, as since; a date takes all of that day"`
 	Failed        bool   `json:"failed,omitempty" jsonschema:"only executions that failed (an error, or a non-zero exit code)"`
 	Query         string `json:"query,omitempty" jsonschema:"words the output or the command contains, best match first; \"a phrase\" in double quotes, word* for a prefix, OR between alternatives"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"how many executions to list: 10 unless given, at most 100"`
@@ -97,17 +98,22 @@ func parseRange(s string) (Lines, error) {
 	return Lines{From: a, To: b}, nil
 }
 
-// parseTime reads --since or --until: RFC 3339, or a date (midnight UTC).
+// parseTime reads since or until (timespan): a date or a time without a
+// zone is the local time of the machine that runs ctx-recall, and a date
+// as until takes all of that day.
 func parseTime(name, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
+	read := timespan.Since
+	if name == "until" {
+		read = timespan.Until
 	}
-	return time.Time{}, usagef("%s %q: want a time in RFC 3339 (2025-01-02T15:04:05Z) or a date (2025-01-02)", name, s)
+	t, err := read(s, time.Local)
+	if err != nil {
+		return time.Time{}, usagef("%s: %v", name, err)
+	}
+	return t, nil
 }
 
 // Output is one execution's output, or the lines of it that l asks for.

@@ -31,8 +31,11 @@ func TestCheck(t *testing.T) {
 		{"limit 101", Args{Limit: 101}, "limit must be 1 to 100", Lines{}},
 		{"limit -1", Args{Limit: -1}, "limit must be 1 to 100", Lines{}},
 		{"a date", Args{Since: "2025-06-01"}, "", Lines{}},
+		{"a date as the end", Args{Until: "2025-06-01"}, "", Lines{}},
+		{"a local time", Args{Since: "2025-06-01T14:05"}, "", Lines{}},
 		{"a time with a zone", Args{Until: "2025-06-01T10:00:00+02:00"}, "", Lines{}},
-		{"not a time", Args{Since: "last week"}, `since "last week"`, Lines{}},
+		{"not a time", Args{Since: "last week"}, `since: "last week" is not a date`, Lines{}},
+		{"not a time as the end", Args{Until: "2025-06-01 10:00"}, `until: "2025-06-01 10:00" is not a date`, Lines{}},
 		{"an unclosed quote", Args{Query: `"never closed`}, "unclosed quote", Lines{}},
 		{"a query", Args{Query: "panic: nil map"}, "", Lines{}},
 	}
@@ -50,8 +53,19 @@ func TestCheck(t *testing.T) {
 		if c.name == "an id" && q.ID != "toolu_01AB" {
 			t.Errorf("the id is not trimmed: %q", q.ID)
 		}
-		if c.name == "a time with a zone" && !q.Until.Equal(time.Date(2025, 6, 1, 8, 0, 0, 0, time.UTC)) {
-			t.Errorf("until %v", q.Until)
+		// Times read as ctx-count reads them (timespan): a date or a time
+		// without a zone is local, a date as the end takes all of the day.
+		switch want := map[string]time.Time{
+			"a date":             time.Date(2025, 6, 1, 0, 0, 0, 0, time.Local),
+			"a date as the end":  time.Date(2025, 6, 2, 0, 0, 0, 0, time.Local),
+			"a local time":       time.Date(2025, 6, 1, 14, 5, 0, 0, time.Local),
+			"a time with a zone": time.Date(2025, 6, 1, 8, 0, 0, 0, time.UTC),
+		}[c.name]; {
+		case want.IsZero():
+		case c.args.Since != "" && !q.Since.Equal(want):
+			t.Errorf("%s: since %v, want %v", c.name, q.Since, want)
+		case c.args.Until != "" && !q.Until.Equal(want):
+			t.Errorf("%s: until %v, want %v", c.name, q.Until, want)
 		}
 	}
 }
