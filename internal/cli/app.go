@@ -244,7 +244,7 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 		Usage:       sub.Usage,
 		ArgsUsage:   sub.ArgsUsage,
 		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
-		Description: sub.Description + files + exitCodesHelp + sub.MoreExitCodes,
+		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesHelp + sub.MoreExitCodes,
 		Flags:       sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return &exitError{code: ExitUsage, err: err}

@@ -182,7 +182,7 @@ func (r *Reflector) Learn(ref Reflection, model string, t *transcript.Transcript
 	if ref.Confidence >= r.opts.MinConfidence {
 		l.Observations = append(l.Observations, Observation{Rule: "model " + model, Category: ref.Category,
 			Content: ref.KeyInsight, Confidence: ref.Confidence, Tags: ref.Tags,
-			Evidence: Evidence{File: src.File, Session: src.Session, Calls: ref.Evidence, Tag: Neutral}})
+			Evidence: Evidence{File: src.File, Line: src.Line, Session: src.Session, Calls: ref.Evidence, Tag: Neutral}})
 	}
 	for _, bt := range ref.BulletTags {
 		tag, err := ParseTag(bt.Tag)
@@ -190,7 +190,7 @@ func (r *Reflector) Learn(ref Reflection, model string, t *transcript.Transcript
 			continue
 		}
 		l.Tags = append(l.Tags, IDTag{ID: strings.TrimSpace(bt.ID),
-			Evidence: Evidence{File: src.File, Session: src.Session, Calls: ref.Evidence, Tag: tag}})
+			Evidence: Evidence{File: src.File, Line: src.Line, Session: src.Session, Calls: ref.Evidence, Tag: tag}})
 	}
 	return l
 }

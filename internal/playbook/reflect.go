@@ -78,6 +78,9 @@ func (r *Reflector) inLoops(t *transcript.Transcript) map[string]bool {
 // Source names the transcript that evidence cites.
 type Source struct {
 	File string
+	// Line is the transcript's line in File, for a JSONL of whole
+	// transcripts; 0 when File is one transcript.
+	Line int
 	// Session is the session's id; "" takes the transcript's own.
 	Session string
 }
@@ -237,7 +240,7 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 				tag = Harmful // the pattern is part of an error loop
 			}
 			out = append(out, Observation{Rule: ru.name, Category: ru.category, Content: ru.content, Confidence: conf,
-				Evidence: Evidence{File: src.File, Session: src.Session, Calls: ids, Tag: tag}})
+				Evidence: Evidence{File: src.File, Line: src.Line, Session: src.Session, Calls: ids, Tag: tag}})
 		}
 	}
 	return out
