@@ -120,7 +120,7 @@ EXAMPLES:
 		PlaybookFlag, FormatFlag, ToolKindFlag,
 		&ucli.Float64Flag{Name: "min-confidence", Value: playbook.DefaultReflect().MinConfidence, EnvVars: []string{"CTX_MIN_CONFIDENCE"},
 			Usage: "leave out patterns less sure than `C` (0-1)"},
-		&ucli.IntFlag{Name: "window", Value: playbook.DefaultReflect().Window, EnvVars: []string{"CTX_WINDOW"},
+		&ucli.IntFlag{Name: "window", Value: playbook.DefaultReflect().Window, EnvVars: []string{"CTX_PLAYBOOK_WINDOW"}, // CTX_WINDOW is the context window's
 			Usage: "a pattern spans at most `N` calls between its two ends"},
 		similarityFlag, playbookStatsFlag, EachLineFlag, JobsFlag, QuietFlag,
 		&ucli.BoolFlag{Name: "llm", EnvVars: []string{"CTX_LLM"},
