@@ -175,9 +175,7 @@ type IDTag struct {
 // new: its evidence is tagged neutral, and later sessions that follow it
 // tag it helpful or harmful.
 func (r *Reflector) Learn(ref Reflection, model string, t *transcript.Transcript, src Source) Learned {
-	if src.Session == "" {
-		src.Session = t.SessionID
-	}
+	src = src.own(t)
 	var l Learned
 	if ref.Confidence >= r.opts.MinConfidence {
 		l.Observations = append(l.Observations, Observation{Rule: "model " + model, Category: ref.Category,

@@ -85,6 +85,17 @@ type Source struct {
 	Session string
 }
 
+// own is the source with the transcript's session id where it names none,
+// copied: evidence outlives the transcript, whose bytes the transcript's
+// strings are views of.
+func (s Source) own(t *transcript.Transcript) Source {
+	if s.Session == "" {
+		s.Session = t.SessionID
+	}
+	s.File, s.Session = strings.Clone(s.File), strings.Clone(s.Session)
+	return s
+}
+
 // rule is one pattern the reflector knows, with the strategy it follows.
 type rule struct {
 	name, category, content string
@@ -211,9 +222,7 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 	if len(s.acts) < 2 {
 		return nil
 	}
-	if src.Session == "" {
-		src.Session = t.SessionID
-	}
+	src = src.own(t)
 	looped := r.inLoops(t)
 	var out []Observation
 	for _, ru := range rules {
@@ -224,7 +233,9 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 			}
 			ids := make([]string, len(oc.acts))
 			for k, i := range oc.acts {
-				ids[k] = s.acts[i].c.ID
+				// A copy: the observation outlives the transcript, whose
+				// bytes the id is a view of.
+				ids[k] = strings.Clone(s.acts[i].c.ID)
 			}
 			if len(ids) < 2 || slices.Contains(ids, "") {
 				continue // evidence must name its calls
