@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -370,6 +371,21 @@ func TestStatus(t *testing.T) {
 	for _, c := range tr.Calls {
 		if got := newOutput(c, c.Result.Text(), "", "").status(); got != want[c.ID] {
 			t.Errorf("%s: status %q, want %q", c.ID, got, want[c.ID])
+		}
+	}
+}
+
+// TestTreeByCommand: tree's output is summarized as a tree whatever the
+// shell line around it (Codex wraps every command in bash -lc) and in
+// ASCII, whose drawing alone does not tell it.
+func TestTreeByCommand(t *testing.T) {
+	out := ".\n|-- cmd\n|   `-- main.go\n|-- go.mod\n`-- internal\n    `-- a.go\n\n3 directories, 3 files\n"
+	for _, cmd := range []string{"tree --charset ascii", "cd /repo && tree --charset ascii", "bash -lc 'tree --charset ascii'"} {
+		tr := (&chat{}).user("go").call("c1", "bash", cmdArgs(cmd), out).parse(t)
+		c := tr.Calls[0]
+		facts, _, ok := pick(c, out)(newOutput(c, out, "", ""))
+		if !ok || !slices.Contains(facts, "3 directories, 3 files") || !slices.Contains(facts, "top level: cmd, go.mod, internal") {
+			t.Errorf("%s: facts %q, want tree's counts and top level", cmd, facts)
 		}
 	}
 }

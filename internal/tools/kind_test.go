@@ -103,3 +103,24 @@ func TestHasUndo(t *testing.T) {
 		}
 	}
 }
+
+func TestIsTree(t *testing.T) {
+	cases := []struct {
+		name, command string
+		want          bool
+	}{
+		{"tree", "", true},
+		{"mcp__fs__Tree", "", true},
+		{"bash", "tree -L 2 src", true},
+		{"bash", "cd /repo && /usr/bin/tree -a", true},
+		{"shell", "bash -lc 'tree src'", true},
+		{"bash", "treefmt --check", false},
+		{"bash", "ls -R", false},
+		{"list_files", "", false},
+	}
+	for _, c := range cases {
+		if got := IsTree(c.name, c.command); got != c.want {
+			t.Errorf("IsTree(%q, %q) = %v, want %v", c.name, c.command, got, c.want)
+		}
+	}
+}
