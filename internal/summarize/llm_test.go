@@ -239,13 +239,11 @@ func parse(t *testing.T, in []byte) *transcript.Transcript {
 
 // TestModelFallbacks: whatever way the model fails, every result it was
 // asked about gets the rules' summary (the output is the rules' output,
-// byte for byte), and the report says why.
+// byte for byte), and the report says why; over the fixtures and every
+// corpus file.
 func TestModelFallbacks(t *testing.T) {
 	f := filterIn(t, tokens.Approx, llmOpts)
-	files := testutil.Fixtures(t)
-	if session := filepath.Join(testutil.CorpusDir(t), "claude-code", "spotter-subagent.jsonl"); exists(session) {
-		files = append(files, session)
-	}
+	files := testutil.FixturesAndCorpus(t)
 	for _, tc := range []struct {
 		name    string
 		reply   llmtest.Reply
@@ -257,6 +255,7 @@ func TestModelFallbacks(t *testing.T) {
 		{"empty content", llmtest.Reply{Reasoning: "The output lists files."}, 0, "empty"},
 		{"finish_reason length", llmtest.Reply{Content: "The output", FinishReason: "length"}, 0, "length"},
 		{"no answer", llmtest.Reply{Hang: true}, 20 * time.Millisecond, "timeout"},
+		{"connection dropped", llmtest.Reply{Drop: true}, 0, "connection"},
 		{"not shorter", llmtest.Reply{Content: strings.Repeat("This output shows many things. ", 300)}, 0, NotShorter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
