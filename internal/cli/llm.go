@@ -188,7 +188,7 @@ func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.
 	if r := rep.Model; r != nil {
 		m.asked += r.Asked
 		for why, n := range r.Fallbacks {
-			if why != summarize.NotShorter {
+			if summarize.Failure(why) {
 				m.failed[why] += n
 			}
 		}
