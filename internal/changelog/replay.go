@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -148,7 +147,7 @@ func (r *replayer) run(visit func(*transcript.Call, []Change) bool) {
 
 // base is a Change's fields that come from its call.
 func (r *replayer) base(c *transcript.Call, p string, action Action) Change {
-	ch := Change{CallID: c.ID, Tool: c.Name, Action: action, Path: p, Intent: intentOf(c)}
+	ch := Change{CallID: c.ID, Tool: c.Name, Action: action, Path: p, Intent: c.Args.Intent}
 	if c.Message != nil {
 		ch.Turn = r.turns[c.Message.Index]
 	}
@@ -228,10 +227,10 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	}
 	ch.Description = describeChange(&ch, fc, beforeKnown, reason)
 
-	// The file's state after the change. Only str_replace_editor can undo
-	// its edits: only its edits are remembered.
+	// The file's state after the change. Only a tool that can undo its
+	// edits (str_replace_editor) has them remembered.
 	_, undoes := fc.op.(undoOp)
-	if editorTool(c.Name) && !undoes {
+	if tools.HasUndo(c.Name) && !undoes {
 		st.undo = append(st.undo, undoEntry{content: before, known: beforeKnown})
 	}
 	if afterKnown {
@@ -288,27 +287,6 @@ func (r *replayer) apply(c *transcript.Call, fc fileChange, st *fileState, befor
 		return "", false, fmt.Sprintf("call %s (%s%s) cannot be replayed: %v", c.ID, c.Name, turn, err)
 	}
 	return "", false, fmt.Sprintf("call %s (%s%s) cannot be replayed: %v in the content replayed so far", c.ID, c.Name, turn, err)
-}
-
-// editorTool reports whether a tool is str_replace_editor or its kin,
-// whose undo_edit undoes the file's last edit.
-func editorTool(name string) bool {
-	name = strings.ToLower(name)
-	return strings.HasSuffix(name, "str_replace_editor") || strings.HasSuffix(name, "str_replace_based_edit_tool")
-}
-
-// intentOf is the call's stated intent: the intent, description or
-// explanation argument the model reads, or Cursor's instructions.
-func intentOf(c *transcript.Call) string {
-	if c.Args.Intent != "" {
-		return c.Args.Intent
-	}
-	if jsonscan.Valid(c.Input) {
-		if v := jsonscan.Parse(c.Input, 0).Get("instructions"); v.IsString() {
-			return v.Str()
-		}
-	}
-	return ""
 }
 
 // contextOf is the assistant's words just before a call: the text of its

@@ -155,10 +155,10 @@ func list(o output) ([]string, string, bool) {
 // treeCounts matches the last line of tree: "14 directories, 127 files".
 var treeCounts = regexp.MustCompile(`^(\d+) director(?:y|ies)(?:, (\d+) files?)?$`)
 
-// isTree reports whether a listing is tree's drawing.
+// isTree reports whether a listing is tree's drawing: tree ran (internal/tools
+// says), or the output draws like it.
 func isTree(c *transcript.Call, body string) bool {
-	return strings.EqualFold(c.Name, "tree") || strings.HasPrefix(strings.TrimSpace(c.Args.Command), "tree") ||
-		strings.Count(body, "── ") >= 2
+	return tools.IsTree(c.Name, c.Args.Command) || strings.Count(body, "── ") >= 2
 }
 
 // tree gives tree's counts, its number of lines and its top-level entries.

@@ -53,8 +53,10 @@ func handleOf(h func(*transcript.Result) string, c *transcript.Call) string {
 }
 
 // status says how the call ended, as far as the transcript tells: "exit 0",
-// "failed, exit 1", "failed", "ok" for a command that reported no error,
-// and "" for a tool that has no such thing.
+// "failed, exit 1", "failed", "still running" for a command whose output
+// was taken before it ended (its session's last poll tells how it did: a
+// poll names the session in its target, the first output here), "ok" for a
+// command that reported no error, and "" for a tool that has no such thing.
 func (o output) status() string {
 	r := o.call.Result
 	switch {
@@ -66,6 +68,10 @@ func (o output) status() string {
 		return "failed"
 	case r.HasExitCode:
 		return "exit " + strconv.Itoa(r.ExitCode)
+	case r.Outcome().Session != 0 && o.call.Args.Session == 0:
+		return "still running, session " + strconv.Itoa(r.Outcome().Session)
+	case r.Outcome().Session != 0:
+		return "still running"
 	case o.call.Args.Command != "":
 		return "ok"
 	}

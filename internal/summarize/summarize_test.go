@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,5 +340,52 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 	if _, err := New(Defaults(approx(t))); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+}
+
+// TestStatus checks the first fact of a marker line, how the call ended,
+// for each way an output tells it. A Codex command still running when its
+// output was taken (unified exec) has not ended: its session's last poll
+// tells how it did, so neither it nor a poll that is still running is "ok".
+func TestStatus(t *testing.T) {
+	running := "Chunk ID: 7c1e02\nWall time: 10.0 seconds\nProcess running with session ID 48230\nOriginal token count: 3\nOutput:\n=== RUN   TestParse\n"
+	exited := "Chunk ID: b2d870\nWall time: 2.1 seconds\nProcess exited with code 1\nOriginal token count: 3\nOutput:\n--- FAIL: TestParse\n"
+	tr := (&chat{}).user("go").
+		call("exit0", "run_shell", cmdArgs("make"), "Exit code: 0\nbuilt\n").
+		call("exit1", "run_shell", cmdArgs("make"), "Exit code: 1\nbroken\n").
+		call("plain", "run_shell", cmdArgs("make"), "built\n").
+		call("start", "exec_command", `{"cmd":"go test ./..."}`, running).
+		call("poll", "write_stdin", `{"session_id":48230,"chars":""}`, running).
+		call("last", "write_stdin", `{"session_id":48230,"chars":""}`, exited).
+		call("read", "read_file", readArgs("a.go"), "package a\n").
+		parse(t)
+	want := map[string]string{
+		"exit0": "exit 0",
+		"exit1": "failed, exit 1",
+		"plain": "ok",
+		"start": "still running, session 48230",
+		"poll":  "still running",
+		"last":  "failed, exit 1",
+		"read":  "",
+	}
+	for _, c := range tr.Calls {
+		if got := newOutput(c, c.Result.Text(), "", "").status(); got != want[c.ID] {
+			t.Errorf("%s: status %q, want %q", c.ID, got, want[c.ID])
+		}
+	}
+}
+
+// TestTreeByCommand: tree's output is summarized as a tree whatever the
+// shell line around it (Codex wraps every command in bash -lc) and in
+// ASCII, whose drawing alone does not tell it.
+func TestTreeByCommand(t *testing.T) {
+	out := ".\n|-- cmd\n|   `-- main.go\n|-- go.mod\n`-- internal\n    `-- a.go\n\n3 directories, 3 files\n"
+	for _, cmd := range []string{"tree --charset ascii", "cd /repo && tree --charset ascii", "bash -lc 'tree --charset ascii'"} {
+		tr := (&chat{}).user("go").call("c1", "bash", cmdArgs(cmd), out).parse(t)
+		c := tr.Calls[0]
+		facts, _, ok := pick(c, out)(newOutput(c, out, "", ""))
+		if !ok || !slices.Contains(facts, "3 directories, 3 files") || !slices.Contains(facts, "top level: cmd, go.mod, internal") {
+			t.Errorf("%s: facts %q, want tree's counts and top level", cmd, facts)
+		}
 	}
 }

@@ -98,7 +98,7 @@ func (a Args) Target(cwd string) string {
 
 var (
 	pathKeys    = []string{"file_path", "path", "filePath", "file", "filename", "target_file", "absolute_path", "notebook_path", "directory", "dir", "target_directory"}
-	intentKeys  = []string{"intent", "description", "explanation"}
+	intentKeys  = []string{"intent", "description", "explanation", "instructions"} // instructions: Cursor's edit_file
 	patternKeys = []string{"pattern", "query", "regex", "glob", "search"}
 	urlKeys     = []string{"url", "query"}
 	dirKeys     = []string{"workdir", "cwd"}

@@ -55,6 +55,14 @@ var (
 	insertKeys  = []string{"new_str", "insert_text", "text"}
 )
 
+// HasUndo reports whether a tool undoes its own last edit of a file
+// (str_replace_editor's undo_edit, whatever prefix names its server):
+// whoever replays its edits must remember each file's content before them.
+func HasUndo(name string) bool {
+	name = strings.ToLower(name)
+	return strings.HasSuffix(name, "str_replace_editor") || strings.HasSuffix(name, "str_replace_based_edit_tool")
+}
+
 // isPatch reports whether text is a patch: the apply_patch envelope or a
 // unified diff.
 func isPatch(text string) bool {

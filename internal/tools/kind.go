@@ -6,6 +6,7 @@ package tools
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 )
@@ -141,6 +142,17 @@ func lastPart(name string) string {
 		name = name[i+1:]
 	}
 	return name
+}
+
+// IsTree reports whether a listing call runs tree (the tool, or the command
+// a shell line comes down to), whose output is a drawing that ends with a
+// count of directories and files.
+func IsTree(name, command string) bool {
+	if lastPart(strings.ToLower(name)) == "tree" {
+		return true
+	}
+	step, ok := MainStep(command)
+	return ok && len(step.Words) > 0 && path.Base(step.Words[0]) == "tree"
 }
 
 // IsCodeMap reports whether a tool maps a repository's or a file's structure

@@ -38,6 +38,10 @@ func TestClassify(t *testing.T) {
 		{"mcp__filesystem__read_file", `{"path":"a.txt"}`, Read, Args{Path: "a.txt"}},
 		{"TodoWrite", `{"todos":[]}`, Other, Args{}},
 		{"Task", `{"description":"explore","prompt":"p"}`, Other, Args{Intent: "explore"}},
+		// Cursor's edit_file states its intent as instructions, after the
+		// other names of an intent.
+		{"edit_file", `{"target_file":"x.go","instructions":"I add a check","code_edit":"// ... existing code ...\nB"}`, Edit, Args{Path: "x.go", Paths: []string{"x.go"}, Intent: "I add a check"}},
+		{"edit_file", `{"target_file":"x.go","instructions":"i","explanation":"e","code_edit":"B"}`, Edit, Args{Path: "x.go", Paths: []string{"x.go"}, Intent: "e"}},
 		{"Bash", `not json at all`, Shell, Args{}},
 	}
 	table := NewTable(nil)
@@ -80,5 +84,43 @@ func TestOverridesListed(t *testing.T) {
 	}
 	if got, want := NewTable(o).Overrides(), []string{"a=read", "b=search"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Overrides() = %q, want %q (later pairs win)", got, want)
+	}
+}
+
+func TestHasUndo(t *testing.T) {
+	for name, want := range map[string]bool{
+		"str_replace_editor":                true,
+		"str_replace_based_edit_tool":       true,
+		"mcp__editor__str_replace_editor":   true,
+		"Str_Replace_Editor":                true,
+		"Edit":                              false,
+		"edit_file":                         false,
+		"apply_patch":                       false,
+		"str_replace_editor_of_another_kit": false,
+	} {
+		if got := HasUndo(name); got != want {
+			t.Errorf("HasUndo(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestIsTree(t *testing.T) {
+	cases := []struct {
+		name, command string
+		want          bool
+	}{
+		{"tree", "", true},
+		{"mcp__fs__Tree", "", true},
+		{"bash", "tree -L 2 src", true},
+		{"bash", "cd /repo && /usr/bin/tree -a", true},
+		{"shell", "bash -lc 'tree src'", true},
+		{"bash", "treefmt --check", false},
+		{"bash", "ls -R", false},
+		{"list_files", "", false},
+	}
+	for _, c := range cases {
+		if got := IsTree(c.name, c.command); got != c.want {
+			t.Errorf("IsTree(%q, %q) = %v, want %v", c.name, c.command, got, c.want)
+		}
 	}
 }
