@@ -173,7 +173,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		Usage:           cmd.Usage,
 		ArgsUsage:       cmd.ArgsUsage,
 		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesHelp + cmd.MoreExitCodes,
+		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesOf(cmd) + cmd.MoreExitCodes,
 		Version:         version(Version, debug.ReadBuildInfo),
 		Flags:           cmd.Flags,
 		HideHelpCommand: true,
@@ -224,13 +224,28 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	return code
 }
 
-const exitCodesHelp = `
+// exitCodesOf is the EXIT CODES of a command's --help: status 1 names the
+// transcripts' errors where it reads transcripts, and a hook's statuses (an
+// agent reads 2 as "block the call") where it has --hook.
+func exitCodesOf(cmd Command) string {
+	bad := `bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure,
+      of any one file among several (the others are still done)`
+	if !strings.Contains(cmd.ArgsUsage, "FILE") {
+		bad = "a failure or bad input: one line on stderr says what"
+	}
+	help := `
 
 EXIT CODES:
    0  success
-   1  bad input (not a transcript, invalid JSON: the file, line and column are named) or a failure,
-      of any one file among several (the others are still done)
+   1  ` + bad + `
    2  bad usage (an unknown flag, a bad value)`
+	if slices.Contains(cmd.Flags, ucli.Flag(HookFlag)) {
+		help += `
+   With --hook: 0 whatever goes wrong (one line on stderr), 1 for a bad command line;
+   never 2, which the agent reads as "block the call".`
+	}
+	return help
+}
 
 // subcommand makes a Command one of a binary's subcommands, with the
 // binary's handling of usage errors and its help on files and exit codes.
@@ -244,7 +259,7 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 		Usage:       sub.Usage,
 		ArgsUsage:   sub.ArgsUsage,
 		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
-		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesHelp + sub.MoreExitCodes,
+		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes,
 		Flags:       sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return &exitError{code: ExitUsage, err: err}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 const (
 	defaultLLMURL   = "http://localhost:11434/v1"
 	defaultLLMModel = "qwen2.5-coder:1.5b"
+	defaultKeyEnv   = "OPENAI_API_KEY"
 	cacheOff        = "off"
 )
 
@@ -28,7 +30,7 @@ var (
 		Usage: "the endpoint's base `URL` (requests go to URL/chat/completions)"}
 	llmModelFlag = &ucli.StringFlag{Name: "llm-model", Value: defaultLLMModel, EnvVars: []string{"CTX_LLM_MODEL"},
 		Usage: "the model's `NAME`, as the endpoint knows it"}
-	llmKeyEnvFlag = &ucli.StringFlag{Name: "llm-key-env", Value: "OPENAI_API_KEY", EnvVars: []string{"CTX_LLM_KEY_ENV"},
+	llmKeyEnvFlag = &ucli.StringFlag{Name: "llm-key-env", Value: defaultKeyEnv, EnvVars: []string{"CTX_LLM_KEY_ENV"},
 		Usage: "the environment variable `NAME` that holds the API key (none is sent when it is unset or empty)"}
 	llmCapFieldFlag = &ucli.StringFlag{Name: "llm-cap-field", Value: llm.MaxTokens, EnvVars: []string{"CTX_LLM_CAP_FIELD"},
 		Usage: "the output cap's `FIELD`: max_tokens (Ollama, llama.cpp, vLLM) or max_completion_tokens (OpenAI)"}
@@ -84,10 +86,12 @@ func (e *Env) newModelRun() (*modelRun, error) {
 // ps would show.
 func (e *Env) newLLMClient(answerCap int) (*llm.Client, func() error, error) {
 	cfg := llm.Defaults()
-	cfg.URL = e.String(llmURLFlag.Name)
-	cfg.Model = e.String(llmModelFlag.Name)
-	cfg.Key = os.Getenv(e.String(llmKeyEnvFlag.Name))
-	cfg.CapField = e.String(llmCapFieldFlag.Name)
+	// An empty twin is no setting, as an empty CTX_WINDOW is: urfave/cli
+	// would take it, and an empty CTX_LLM_URL would hide OPENAI_BASE_URL.
+	cfg.URL = cmp.Or(e.String(llmURLFlag.Name), os.Getenv("OPENAI_BASE_URL"), defaultLLMURL)
+	cfg.Model = cmp.Or(e.String(llmModelFlag.Name), defaultLLMModel)
+	cfg.Key = os.Getenv(cmp.Or(e.String(llmKeyEnvFlag.Name), defaultKeyEnv))
+	cfg.CapField = cmp.Or(e.String(llmCapFieldFlag.Name), llm.MaxTokens)
 	cfg.Cap = answerCap
 	cfg.Concurrency = e.Int(llmConcurrencyFlag.Name)
 	cfg.MaxCalls = e.Int(llmMaxCallsFlag.Name)
@@ -184,7 +188,7 @@ func (m *modelRun) run(f *summarize.Filter, t *transcript.Transcript) summarize.
 	if r := rep.Model; r != nil {
 		m.asked += r.Asked
 		for why, n := range r.Fallbacks {
-			if why != summarize.NotShorter {
+			if summarize.Failure(why) {
 				m.failed[why] += n
 			}
 		}

@@ -76,6 +76,7 @@ summary that the text left out, word for word:
    [ctx-summarize, model qwen2.5-coder:1.5b] Read internal/store/store.go: 156 lines (5,016 chars).
    <the model's text: what the file defines, in at most 100 words>
 
+Under --budget, the model writes the summaries the ladder makes (steps 1 and 4), where shorter.
 Answers are cached (in the --llm-cache file, else in the archive of --archive when one is set,
 else in the user's cache directory), so a second run over the same history sends no request;
 --stats adds the model's summaries, fallbacks, requests, cache hits and tokens. The API key comes
@@ -184,9 +185,6 @@ func runSummarize(e *Env) error {
 		}
 		if opts.Mode == summarize.ModeClear {
 			return Usagef("--llm writes summaries; --mode clear writes one line without a model")
-		}
-		if budget > 0 {
-			return Usagef("--llm does not go with --budget yet: a budget takes the rules' summaries")
 		}
 		if model, err = e.newModelRun(); err != nil {
 			return err

@@ -20,8 +20,9 @@ import (
 // cut output too. With an archive (--archive, CTX_ARCHIVE) the full output
 // is stored first, as the filters store what they replace, and the cut
 // cites its handle; an archive that cannot be written lets the output go on
-// whole. A failed Bash call fires PostToolUseFailure instead, which cannot
-// replace its output: failures reach the model whole.
+// whole, and so does an image (isImage). A failed Bash call fires
+// PostToolUseFailure instead, which cannot replace its output: failures
+// reach the model whole.
 func truncateHook(e *Env, opts truncate.Options) Handler {
 	return func(agent hook.Agent, p hook.Payload) (hook.Answer, error) {
 		if agent != hook.ClaudeCode {
@@ -34,7 +35,8 @@ func truncateHook(e *Env, opts truncate.Options) Handler {
 		if err != nil {
 			return nil, err
 		}
-		if !hookInScope(opts, table, p.ToolName) {
+		if !hookInScope(opts, table, p.ToolName) || p.IsImage() {
+			// A cut image is no image: the API would refuse the request.
 			return nil, nil
 		}
 		texts := map[string]string{}

@@ -172,9 +172,9 @@ func checkPlaybook(t *testing.T, exe, path string) {
 }
 
 // checkArchive stores the transcript with ctx-archive, which passes it
-// through byte for byte, and gets every output back with ctx-recall but
-// those a ctx-* tool already replaced (a hook's cut, pointer or denial),
-// which the archive leaves out.
+// through byte for byte, and gets every output back with ctx-recall, byte
+// for byte, but those a ctx-* tool already replaced (a hook's cut, pointer
+// or denial), which the archive leaves out.
 func checkArchive(t *testing.T, bin string, in []byte) {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "archive.db")
@@ -193,8 +193,8 @@ func checkArchive(t *testing.T, bin string, in []byte) {
 		got, err := exec.Command(filepath.Join(bin, "ctx-recall"), "--db", db, c.ID).Output()
 		if err != nil {
 			t.Errorf("ctx-recall %s: %v", c.ID, stderrOf(err))
-		} else if len(got) == 0 && c.Result.Text() != "" {
-			t.Errorf("ctx-recall %s gave nothing back", c.ID)
+		} else if string(got) != c.Result.Text() {
+			t.Errorf("ctx-recall %s gave %d bytes back, not the %d of the output: %.200q", c.ID, len(got), len(c.Result.Text()), got)
 		}
 	}
 }

@@ -110,6 +110,13 @@ func (p Payload) Response(path string) (string, bool) {
 	return v.Str, v.Type == gjson.String
 }
 
+// IsImage reports whether Claude Code's tool_response is an image: a Bash
+// stdout that is a data: URI (isImage true), which Claude Code sends the
+// model as an image rather than as text.
+func (p Payload) IsImage() bool {
+	return p.ToolResponse != "" && gjson.Get(p.ToolResponse, "isImage").Bool()
+}
+
 // EditResponse returns Claude Code's tool_response with the string fields
 // at the paths set to new values, and every other field as it was: the
 // tool's own shape, which updatedToolOutput must keep.

@@ -32,13 +32,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := string(e.Failure)
-	switch e.Failure {
-	case Status:
-		msg = fmt.Sprintf("status %d", e.Status)
-	case GaveUp:
-		msg = "the server is not answering"
-	}
+	msg := e.headline()
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -46,6 +40,17 @@ func (e *Error) Error() string {
 		msg += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
 	return msg
+}
+
+// headline is the failure in words, without the error it wraps.
+func (e *Error) headline() string {
+	switch e.Failure {
+	case Status:
+		return fmt.Sprintf("status %d", e.Status)
+	case GaveUp:
+		return "the server is not answering"
+	}
+	return string(e.Failure)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -290,7 +290,13 @@ func (c *Client) send(ctx context.Context, body []byte) (Response, *Error) {
 				return Response{}, e
 			}
 			// A retry the bounds do not allow: the failure is the last one.
-			last.Err = fmt.Errorf("%w; not retried: %v", last.Err, e)
+			// A server taken to be down is so for a failure like last,
+			// which need not be said twice.
+			why := e.Error()
+			if e.Failure == GaveUp {
+				why = e.headline()
+			}
+			last.Err = fmt.Errorf("%w; not retried: %s", last.Err, why)
 			return Response{}, last
 		}
 		c.count(func(s *Stats) {

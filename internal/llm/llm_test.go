@@ -224,6 +224,28 @@ func TestGiveUp(t *testing.T) {
 	}
 }
 
+// TestGiveUpDuringRetry: a call whose retry finds the server taken to be
+// down (by another call's failures) ends with its own failure, saying it was
+// not retried, without repeating the other call's error.
+func TestGiveUpDuringRetry(t *testing.T) {
+	srv := llmtest.New(t, llmtest.Expect{}, llmtest.Always(llmtest.Reply{Drop: true}))
+	c, _ := client(t, srv, Config{GiveUpAfter: 1, Retries: 2})
+	c.sleep = func(context.Context, time.Duration) error {
+		c.mu.Lock()
+		c.down = &Error{Failure: Connection, Attempts: 3, Err: errors.New("another call's error")}
+		c.mu.Unlock()
+		return nil
+	}
+	_, err := c.Complete(context.Background(), ask)
+	if Reason(err) != "connection" || strings.Contains(err.Error(), "another call's error") ||
+		!strings.HasSuffix(err.Error(), "; not retried: the server is not answering") {
+		t.Errorf("got %q (%s)", err, Reason(err))
+	}
+	if srv.Count() != 1 {
+		t.Errorf("%d requests, want 1", srv.Count())
+	}
+}
+
 // TestGiveUpResets: a call the server answers, even with an error, ends a
 // run of calls that could not reach it.
 func TestGiveUpResets(t *testing.T) {

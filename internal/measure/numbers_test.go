@@ -61,6 +61,7 @@ func TestNumbers(t *testing.T) {
 	fmt.Print("\n## The knobs, one at a time\n\n", knobsTable(t, files))
 	fmt.Print("\n## Protection: turns, or the recent work\n\n", protectionTable(t, files))
 	fmt.Print("\n## ctx-dedupe: the seed rule and --keep latest\n\n", dedupeTable(t, files))
+	fmt.Print("\n## ctx-summarize --llm: what a run asks\n\n", modelCostTable(t, files))
 }
 
 // defaultsTable: tokens after each filter of the pipeline, with every
@@ -242,5 +243,47 @@ func dedupeTable(t *testing.T, files []file) string {
 		}
 		tb.row(cells...)
 	}
+	return tb.b.String()
+}
+
+// modelCostTable: what ctx-summarize --llm asks a model about each session,
+// with the defaults and lowered (--protect-calls 3 --min-savings 0): the
+// results it asks about, the requests (a prompt that several results share
+// is sent once, as internal/cli sends it) and their prompt tokens as
+// o200k_base counts them (a server's tokenizer differs somewhat).
+func modelCostTable(t *testing.T, files []file) string {
+	var tb table
+	tb.header("session", "tokens", "defaults: asked", "requests", "prompt tokens", "lowered: asked", "requests", "prompt tokens")
+	settings := []func(*summarize.Options){
+		func(o *summarize.Options) { o.ModelInput = 3000 },
+		func(o *summarize.Options) { o.ModelInput, o.ProtectCalls, o.MinSavings = 3000, 3, 0 },
+	}
+	total := make([]int, 3*len(settings))
+	for _, f := range files {
+		cells := []string{f.name, tokensOf(t, f.data)}
+		for i, set := range settings {
+			prompts := summarizer(t, set).Prompts(parse(t, f.data))
+			sent := map[[2]string]bool{}
+			tokens := 0
+			for _, p := range prompts {
+				if k := [2]string{p.System, p.User}; !sent[k] {
+					sent[k] = true
+					tokens += counter().Count(p.System) + counter().Count(p.User)
+				}
+			}
+			for j, n := range []int{len(prompts), len(sent), tokens} {
+				total[3*i+j] += n
+				cells = append(cells, textfmt.Int(n))
+			}
+		}
+		if cells[3] != "0" || cells[6] != "0" {
+			tb.row(cells...)
+		}
+	}
+	cells := []string{"all", ""}
+	for _, n := range total {
+		cells = append(cells, textfmt.Int(n))
+	}
+	tb.row(cells...)
 	return tb.b.String()
 }

@@ -121,6 +121,11 @@ type budget struct {
 	skipped []bool                          // never touched
 	orig    []int                           // every result's text tokens as it came
 	handle  func(*transcript.Result) string // the archive's handles, or nil
+	// summary marks the results that a summary replaces (not a clear nor
+	// an edit run's list); model holds the summaries a model's answers
+	// made (WithAnswers), by result, "" where none.
+	summary []bool
+	model   []string
 }
 
 // batch is how many results are summarized at once: enough to keep every
@@ -131,6 +136,65 @@ const batch = 256
 // runBudget is Run with a budget.
 func (f *Filter) runBudget(t *transcript.Transcript) Report {
 	run := stats.Start(t)
+	b, rep, before := f.ladderOf(t)
+
+	var plans []plan
+	for i := range t.Results {
+		if b.now[i] != "" {
+			plans = append(plans, b.plan(i))
+		}
+	}
+	for _, p := range plans {
+		f.replace(t, run, p)
+	}
+	for _, c := range t.Calls { // in order, for a deterministic report
+		if in, ok := b.inputs[c]; ok {
+			run.SetInput(c, in)
+		}
+	}
+	rep.TokensAfter = rep.TokensBefore
+	rep.finish(t, plans, before)
+	for i := range rep.Changes {
+		rep.Changes[i].Step = b.step[plans[i].r.Index]
+	}
+	b.count(&rep.Kept)
+	detail := rep.Budget.String()
+	if f.answers != nil {
+		rep.Model = f.answers.report(plans)
+		rep.setModel(plans, f.answers.Model)
+		detail += "; " + rep.Model.String()
+	}
+	var ctr tokens.Counter
+	if f.opts.Measure {
+		ctr = f.ctr
+	}
+	rep.Stats = run.Report(ctr, detail)
+	return rep
+}
+
+// plan is what replaces result i: a model's summary says so, and a result
+// the model was asked about that has another says why.
+func (b *budget) plan(i int) plan {
+	p := plan{r: b.t.Results[i], summary: b.now[i], tokens: b.toks[i]}
+	a := b.f.answers
+	if a == nil {
+		return p
+	}
+	switch why, failed := a.Failed[i]; {
+	case b.model != nil && b.model[i] != "" && b.now[i] == b.model[i]:
+		p.model = true
+	case failed:
+		p.fallback = why
+	case b.summary[i] && a.Text[i] != "":
+		p.fallback = NotShorter
+	}
+	return p
+}
+
+// ladderOf runs the ladder over t, without changing it: what will replace
+// each result (budget.now) and each edit's arguments (budget.inputs), the
+// report so far, and every result's tokens before.
+func (f *Filter) ladderOf(t *transcript.Transcript) (*budget, Report, []int) {
 	rep := Report{Format: string(t.Format), Results: len(t.Results), Budget: &BudgetReport{Budget: f.opts.Budget}}
 	b := &budget{f: f, t: t, rep: rep.Budget, inputs: map[*transcript.Call]string{}}
 	tl := stats.Count(t, f.ctr)
@@ -152,33 +216,7 @@ func (f *Filter) runBudget(t *transcript.Transcript) Report {
 	}
 	rep.Budget.After = b.total
 	rep.Budget.Fits = b.total <= f.opts.Budget
-
-	var plans []plan
-	for i, r := range t.Results {
-		if b.now[i] != "" {
-			plans = append(plans, plan{r: r, summary: b.now[i], tokens: b.toks[i]})
-		}
-	}
-	for _, p := range plans {
-		f.replace(t, run, p)
-	}
-	for _, c := range t.Calls { // in order, for a deterministic report
-		if in, ok := b.inputs[c]; ok {
-			run.SetInput(c, in)
-		}
-	}
-	rep.TokensAfter = rep.TokensBefore
-	rep.finish(t, plans, before)
-	for i := range rep.Changes {
-		rep.Changes[i].Step = b.step[plans[i].r.Index]
-	}
-	b.count(&rep.Kept)
-	var ctr tokens.Counter
-	if f.opts.Measure {
-		ctr = f.ctr
-	}
-	rep.Stats = run.Report(ctr, rep.Budget.String())
-	return rep
+	return b, rep, before
 }
 
 // ladder takes the steps until the history fits.
@@ -192,6 +230,7 @@ func (b *budget) ladder(tl stats.Tally) {
 		latest = t.LatestReads()
 	}
 	b.skipped = make([]bool, len(t.Results))
+	b.summary = make([]bool, len(t.Results))
 	var old, reads []int
 	var none Kept
 	for i, r := range t.Results {
@@ -207,8 +246,12 @@ func (b *budget) ladder(tl stats.Tally) {
 	b.handle = f.handles(t)
 	b.orig = append([]int(nil), b.toks...)
 	sum, clear := f.summarizer(t.Cwd, b.handle), budgetClear{Clear{Cwd: t.Cwd, Handle: b.handle, Counter: f.ctr}, b.orig}
-	if b.replaceAll(old, sum, stepSummary) || b.replaceAll(old, clear, stepClear) || b.editRuns(tl) ||
-		b.replaceAll(reads, sum, stepLatest) || b.replaceAll(reads, clear, stepLatest) {
+	if f.answers != nil && f.opts.Mode != ModeClear {
+		b.model = make([]string, len(t.Results))
+		sum = modelFirst{rules: Rules{Cwd: t.Cwd, Handle: b.handle}, answers: f.answers, ctr: f.ctr, made: b.model}
+	}
+	if b.replaceAll(old, sum, stepSummary, true) || b.replaceAll(old, clear, stepClear, false) || b.editRuns(tl) ||
+		b.replaceAll(reads, sum, stepLatest, true) || b.replaceAll(reads, clear, stepLatest, false) {
 		return
 	}
 	b.rep.Messages = b.total
@@ -237,8 +280,9 @@ func (s budgetClear) Summarize(c *transcript.Call, text string) (string, bool) {
 
 // replaceAll makes what s makes of the results at idx, oldest first, and
 // puts it in place of a result where it has fewer tokens than the result
-// has now, until the history fits; it reports whether it does.
-func (b *budget) replaceAll(idx []int, s Summarizer, step string) bool {
+// has now, until the history fits; it reports whether it does. summary
+// says whether s makes summaries.
+func (b *budget) replaceAll(idx []int, s Summarizer, step string, summary bool) bool {
 	for lo := 0; lo < len(idx); lo += batch {
 		part := idx[lo:min(lo+batch, len(idx))]
 		made := make([]string, len(part))
@@ -254,7 +298,7 @@ func (b *budget) replaceAll(idx []int, s Summarizer, step string) bool {
 				continue
 			}
 			b.total -= b.toks[i] - n[k]
-			b.now[i], b.toks[i] = made[k], n[k]
+			b.now[i], b.toks[i], b.summary[i] = made[k], n[k], summary
 			b.count1(i, step)
 			if b.total <= b.f.opts.Budget {
 				return true
@@ -319,7 +363,7 @@ func (b *budget) editRuns(tl stats.Tally) bool {
 		b.total -= saved
 		for k, c := range run {
 			if i := c.Result.Index; k == 0 || n[k] < b.toks[i] {
-				b.now[i], b.toks[i], b.step[i] = results[k], n[k], stepEdits
+				b.now[i], b.toks[i], b.step[i], b.summary[i] = results[k], n[k], stepEdits, false
 			}
 			b.inputs[c] = stubs[k]
 		}

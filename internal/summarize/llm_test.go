@@ -3,6 +3,7 @@ package summarize
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,10 +14,12 @@ import (
 	"github.com/ctxkit/ctxkit/internal/llm"
 	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
 	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // The tests of this file run summaries by a model end to end, as
@@ -239,13 +242,11 @@ func parse(t *testing.T, in []byte) *transcript.Transcript {
 
 // TestModelFallbacks: whatever way the model fails, every result it was
 // asked about gets the rules' summary (the output is the rules' output,
-// byte for byte), and the report says why.
+// byte for byte), and the report says why; over the fixtures and every
+// corpus file.
 func TestModelFallbacks(t *testing.T) {
 	f := filterIn(t, tokens.Approx, llmOpts)
-	files := testutil.Fixtures(t)
-	if session := filepath.Join(testutil.CorpusDir(t), "claude-code", "spotter-subagent.jsonl"); exists(session) {
-		files = append(files, session)
-	}
+	files := testutil.FixturesAndCorpus(t)
 	for _, tc := range []struct {
 		name    string
 		reply   llmtest.Reply
@@ -257,6 +258,7 @@ func TestModelFallbacks(t *testing.T) {
 		{"empty content", llmtest.Reply{Reasoning: "The output lists files."}, 0, "empty"},
 		{"finish_reason length", llmtest.Reply{Content: "The output", FinishReason: "length"}, 0, "length"},
 		{"no answer", llmtest.Reply{Hang: true}, 20 * time.Millisecond, "timeout"},
+		{"connection dropped", llmtest.Reply{Drop: true}, 0, "connection"},
 		{"not shorter", llmtest.Reply{Content: strings.Repeat("This output shows many things. ", 300)}, 0, NotShorter},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -330,4 +332,55 @@ func TestModelMixed(t *testing.T) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// TestModelBudget runs --llm under budgets over the fixtures and every
+// corpus file, against a fake model that answers well: every invariant and
+// every promise of a budget hold (checkBudget), every model's summary keeps
+// the rules' error lines and paths, and a history the rules fit, the model
+// fits too.
+func TestModelBudget(t *testing.T) {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(t, llmtest.Expect{Model: "fake"}, llmtest.Echo(25))
+	c := newClient(t, srv, nil, 0)
+	written := 0
+	for _, input := range llmInputs(t, testutil.FixturesAndCorpus(t)) {
+		in := input.data
+		total := stats.Count(transcripttest.Parse(t, in), ctr).Tokens()
+		for _, budget := range []int{30000, total * 9 / 10, total / 2} {
+			if budget <= 0 {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d", input.name, budget), func(t *testing.T) {
+				opts := Options{Mode: ModeSummary, Budget: budget, KeepRecent: 3, Counter: ctr}
+				f, err := New(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rep Report
+				out := invariant.Check(t, in, withModel(f, c, &rep))
+				checkBudget(t, in, out, opts, *rep.Budget)
+				checkKeeps(t, in, out)
+				// Where the rules fit, so does the model (the ladder stops as
+				// soon as it fits: with shorter summaries, maybe sooner and
+				// larger); where they cannot, the model gets no larger.
+				rules := f.Run(transcripttest.Parse(t, in)).Budget
+				if m := rep.Budget; rules.Fits && !m.Fits || !rules.Fits && m.After > rules.After {
+					t.Errorf("with the model: %d tokens, fits %v; with the rules alone: %d, fits %v", m.After, m.Fits, rules.After, rules.Fits)
+				}
+				if m := rep.Model; m != nil {
+					written += m.Summaries
+					if failed := m.Asked - m.Summaries - m.Fallbacks[NotShorter] - m.Fallbacks[NotNeeded]; failed != 0 {
+						t.Errorf("report %+v: a good model failed", m)
+					}
+				}
+			})
+		}
+	}
+	if written == 0 {
+		t.Error("the model wrote no summary under a budget: the test checks little")
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/parallel"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
@@ -41,6 +42,14 @@ const System = "You summarize the output of one tool call that a coding agent ma
 // fewer tokens than the rules'.
 const NotShorter = "not shorter"
 
+// NotNeeded is the fallback of a result the model was asked about that a
+// budget left whole: the history fit without it.
+const NotNeeded = "not needed"
+
+// Failure reports whether a fallback is the model's failure to answer, not
+// an answer that was of no use.
+func Failure(fallback string) bool { return fallback != NotShorter && fallback != NotNeeded }
+
 // maxParams is the most characters of a call's arguments in a prompt.
 const maxParams = 1000
 
@@ -62,10 +71,24 @@ const askOver = 100
 // what a model's summary must keep (git status's every path, a log's error
 // lines) leaves no room for an answer of askOver tokens. Such a request
 // would be spent for nothing. Prompts changes nothing.
+//
+// Under a budget, the results asked about are those that the ladder, with
+// the rules, leaves summarized: a model's summaries are shorter, so the
+// ladder with them stops no later, and never clears one of them.
 func (f *Filter) Prompts(t *transcript.Transcript) []Prompt {
 	rules := *f
 	rules.answers = nil
-	_, plans, _ := rules.decide(t)
+	var plans []plan
+	if f.opts.Budget > 0 {
+		b, _, _ := rules.ladderOf(t)
+		for i := range t.Results {
+			if b.now[i] != "" && b.summary[i] {
+				plans = append(plans, b.plan(i))
+			}
+		}
+	} else {
+		_, plans, _ = rules.decide(t)
+	}
 	asked := make([]*Prompt, len(plans))
 	parallel.For(len(plans), 4, func(i int) {
 		p := plans[i]
@@ -192,6 +215,41 @@ func (f *Filter) useAnswers(t *transcript.Transcript, texts []string, plans []pl
 	})
 }
 
+// modelFirst is the rules' summarizer of a run to a budget, whose summary
+// of a result the model answered about is the model's where that has fewer
+// tokens; it keeps each model's summary it made in made, by result.
+type modelFirst struct {
+	rules   Rules
+	answers *Answers
+	ctr     tokens.Counter
+	made    []string
+}
+
+// Summarize implements Summarizer.
+func (m modelFirst) Summarize(c *transcript.Call, text string) (string, bool) {
+	s, ok := m.rules.Summarize(c, text)
+	answer, asked := m.answers.Text[c.Result.Index]
+	if !ok || !asked {
+		return s, ok
+	}
+	_, o, _ := m.rules.summarize(c, text)
+	ms := modelSummary(o, m.answers.Model, answer)
+	if m.ctr.Count(ms) >= m.ctr.Count(s) {
+		return s, true
+	}
+	m.made[c.Result.Index] = ms // each result is summarized by one goroutine
+	return ms, true
+}
+
+// setModel names the model on the entries of the plans it summarized.
+func (r *Report) setModel(plans []plan, model string) {
+	for i, p := range plans { // the entries are in the plans' order
+		if p.model {
+			r.Changes[i].Model = model
+		}
+	}
+}
+
 // modelSummary is a model's answer as a summary: the marker line of the
 // rules (tool, target, how it ended, their facts, the size) tagged with the
 // model's name, the answer, and the error lines and paths the rules keep
@@ -238,13 +296,20 @@ type ModelReport struct {
 // report counts what the answers did for the plans.
 func (a *Answers) report(plans []plan) *ModelReport {
 	r := &ModelReport{Name: a.Model, Asked: len(a.Text) + len(a.Failed), Fallbacks: map[string]int{}, Cost: a.Cost}
+	rest := r.Asked
 	for _, p := range plans {
 		switch {
 		case p.model:
 			r.Summaries++
 		case p.fallback != "":
 			r.Fallbacks[p.fallback]++
+		default:
+			continue
 		}
+		rest--
+	}
+	if rest > 0 { // under a budget, which fit without them
+		r.Fallbacks[NotNeeded] += rest
 	}
 	return r
 }

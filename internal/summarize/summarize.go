@@ -255,11 +255,7 @@ func (f *Filter) Run(t *transcript.Transcript) Report {
 	rep.finish(t, plans, before)
 	if f.answers != nil {
 		rep.Model = f.answers.report(plans)
-		for i, p := range plans { // the entries are in the plans' order
-			if p.model {
-				rep.Changes[i].Model = f.answers.Model
-			}
-		}
+		rep.setModel(plans, f.answers.Model)
 	}
 	var ctr tokens.Counter
 	if f.opts.Measure {
