@@ -259,7 +259,7 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 		Usage:       sub.Usage,
 		ArgsUsage:   sub.ArgsUsage,
 		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
-		Description: sub.Description + files + exitCodesOf(sub) + sub.MoreExitCodes,
+		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes,
 		Flags:       sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return &exitError{code: ExitUsage, err: err}

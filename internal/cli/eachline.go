@@ -77,6 +77,7 @@ func marshalLine(v any) ([]byte, error) {
 type line struct {
 	src  Source
 	num  int    // 1-based
+	seq  int    // 0-based, among the lines of every input
 	data []byte // without its newline
 	err  error  // the input could not be read here
 }
@@ -128,7 +129,7 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 			r.out = l.data // a blank line, or the error record of a tool before in the pipe
 			return r
 		}
-		in := LineInput{Name: l.src.Display(), Line: l.num, Data: l.data}
+		in := LineInput{Src: l.src, Name: l.src.Display(), Line: l.num, Seq: l.seq, Data: l.data}
 		r.where = in.Name + ":" + strconv.Itoa(l.num)
 		t, err := parse(l.data, opts, in.Name, l.num)
 		if err == nil {
@@ -176,8 +177,10 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 
 // LineInput is a line of --each-line input.
 type LineInput struct {
+	Src  Source // the input the line is in
 	Name string // the input, as messages name it
 	Line int    // 1-based
+	Seq  int    // the line's place among the lines of every input, from 0 (do runs out of order)
 	Data []byte // the line, without its newline
 }
 
@@ -188,6 +191,7 @@ type lineReader struct {
 	cur  io.ReadCloser
 	r    *bufio.Reader
 	num  int
+	seq  int
 }
 
 func newLineReader(e *Env, srcs []Source) *lineReader { return &lineReader{e: e, srcs: srcs} }
@@ -222,7 +226,8 @@ func (lr *lineReader) next() (line, bool) {
 			}
 		}
 		lr.num++
-		return line{src: s, num: lr.num, data: data}, true
+		lr.seq++
+		return line{src: s, num: lr.num, seq: lr.seq - 1, data: data}, true
 	}
 }
 

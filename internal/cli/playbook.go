@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -102,17 +105,24 @@ learn from that transcript (one warning line, exit 0).
 The playbook is written atomically (a temporary file renamed over it) under a lock (PATH.lock):
 runs at the same time wait for each other and lose no update.
 
+With --each-line, each line of the input is a whole trajectory, learned from as a file is; one
+line out for each: {"version":1,"line","file","session","observations":[{"rule","category",
+"content","confidence","calls","tag"}]}. Its evidence names the file and the line; a trajectory
+without a session id is known by a digest of its line ("session":"sha256:…"), so that the same
+line learned again, or from a block of the corpus on stdin (GNU parallel --pipe), counts once.
+
 EXAMPLES:
    ctx-playbook learn ~/.claude/projects/-home-dev-app/*.jsonl
    ctx-playbook learn --stats --playbook team.json sessions/
+   parallel --pipe -N 100 ctx-playbook learn --each-line < trajectories.jsonl > learned.jsonl
    ctx-playbook learn --llm --llm-model qwen2.5-coder:7b yesterday.jsonl`,
 	Flags: append([]ucli.Flag{
 		PlaybookFlag, FormatFlag, ToolKindFlag,
 		&ucli.Float64Flag{Name: "min-confidence", Value: playbook.DefaultReflect().MinConfidence, EnvVars: []string{"CTX_MIN_CONFIDENCE"},
 			Usage: "leave out patterns less sure than `C` (0-1)"},
-		&ucli.IntFlag{Name: "window", Value: playbook.DefaultReflect().Window, EnvVars: []string{"CTX_WINDOW"},
+		&ucli.IntFlag{Name: "window", Value: playbook.DefaultReflect().Window, EnvVars: []string{"CTX_PLAYBOOK_WINDOW"}, // CTX_WINDOW is the context window's
 			Usage: "a pattern spans at most `N` calls between its two ends"},
-		similarityFlag, playbookStatsFlag, JobsFlag, QuietFlag,
+		similarityFlag, playbookStatsFlag, EachLineFlag, JobsFlag, QuietFlag,
 		&ucli.BoolFlag{Name: "llm", EnvVars: []string{"CTX_LLM"},
 			Usage: "ask a model to reflect on each transcript, through an OpenAI-compatible endpoint; the rules where it fails"},
 	}, llmEndpointFlags...),
@@ -142,10 +152,6 @@ func runLearn(e *Env) error {
 	if err != nil {
 		return err
 	}
-	srcs, err := e.Sources()
-	if err != nil {
-		return err
-	}
 	var model *reflectModel
 	if e.Bool("llm") {
 		if model, err = e.newReflectModel(path); err != nil {
@@ -153,19 +159,28 @@ func runLearn(e *Env) error {
 		}
 		defer model.close(e)
 	}
-	var all []learned
-	err = e.EachParallel(srcs, func(in Input) (func() error, error) {
-		t, err := e.Load(in)
-		if err != nil {
-			return nil, err
-		}
-		src := playbook.Source{File: evidenceName(in.Source)}
+	learn := func(t *transcript.Transcript, src playbook.Source) learned {
 		l := learned{obs: r.Reflect(t, src)}
 		if model != nil {
 			model.reflect(r, t, src, &l)
 		}
-		return func() error { all = append(all, l); return nil }, nil
-	})
+		return l
+	}
+	var all []learned
+	if e.Bool(EachLineFlag.Name) {
+		all, err = e.learnEachLine(learn)
+	} else if srcs, serr := e.Sources(); serr != nil {
+		err = serr
+	} else {
+		err = e.EachParallel(srcs, func(in Input) (func() error, error) {
+			t, err := e.Load(in)
+			if err != nil {
+				return nil, err
+			}
+			l := learn(t, playbook.Source{File: evidenceName(in.Source)})
+			return func() error { all = append(all, l); return nil }, nil
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -206,6 +221,60 @@ func runLearn(e *Env) error {
 			textfmt.Int(rep.Known), textfmt.Plural(n, "strategy", "strategies")))
 	}
 	return nil
+}
+
+// learnEachLine is learn --each-line: each line a whole transcript, learned
+// from as a file is, and one line out for each, the observations it gave
+// (learnedLine). The lines' observations come back in the order of the
+// lines, so that new strategies are numbered as a run over files would.
+func (e *Env) learnEachLine(learn func(*transcript.Transcript, playbook.Source) learned) ([]learned, error) {
+	var mu sync.Mutex
+	bySeq := map[int]learned{}
+	err := e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
+		src := playbook.Source{File: evidenceName(in.Src), Line: in.Line, Session: t.SessionID}
+		if src.Session == "" {
+			src.Session = playbook.Digest(in.Data)
+		}
+		l := learn(t, src)
+		mu.Lock()
+		bySeq[in.Seq] = l
+		mu.Unlock()
+		out, err := marshalLine(newLearnedLine(in, src, l))
+		return out, "", err
+	})
+	all := make([]learned, 0, len(bySeq))
+	for _, seq := range slices.Sorted(maps.Keys(bySeq)) {
+		all = append(all, bySeq[seq])
+	}
+	return all, err
+}
+
+// learnedLine is the line learn --each-line writes for a transcript.
+type learnedLine struct {
+	Version      int               `json:"version"`
+	Line         int               `json:"line"`
+	File         string            `json:"file"`
+	Session      string            `json:"session"`
+	Observations []lineObservation `json:"observations"`
+}
+
+// lineObservation is an observation as learnedLine gives it.
+type lineObservation struct {
+	Rule       string       `json:"rule"`
+	Category   string       `json:"category"`
+	Content    string       `json:"content"`
+	Confidence float64      `json:"confidence"`
+	Calls      []string     `json:"calls"`
+	Tag        playbook.Tag `json:"tag"`
+}
+
+func newLearnedLine(in LineInput, src playbook.Source, l learned) learnedLine {
+	out := learnedLine{Version: playbook.Version, Line: in.Line, File: in.Name, Session: src.Session, Observations: []lineObservation{}}
+	for _, o := range l.obs {
+		out.Observations = append(out.Observations, lineObservation{Rule: o.Rule, Category: o.Category, Content: o.Content,
+			Confidence: o.Confidence, Calls: o.Evidence.Calls, Tag: o.Evidence.Tag})
+	}
+	return out
 }
 
 // evidenceName is how evidence names a transcript: its absolute path, so

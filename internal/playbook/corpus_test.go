@@ -3,11 +3,15 @@ package playbook
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	weakref "weak"
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -127,5 +131,31 @@ func TestRenderFits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestObservationsOutliveInput: the observations of a transcript keep none
+// of its bytes, so that learning from many transcripts (files, or the
+// lines of --each-line) holds their observations, not the transcripts.
+func TestObservationsOutliveInput(t *testing.T) {
+	r := reflector(t)
+	for _, path := range append(testutil.FixturesAndCorpus(t), fixtures(t)...) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := weakref.Make(&data[0])
+		tr, err := transcript.Parse(data, transcript.Options{Tools: tools.NewTable(nil)})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		obs := r.Reflect(tr, Source{File: path})
+		obs = append(obs, r.Reflect(tr, Source{File: path, Session: tr.SessionID})...) // as learn --each-line names it
+		data, tr = nil, nil
+		runtime.GC()
+		if bytes.Value() != nil {
+			t.Errorf("%s: its %d observations keep the transcript's bytes", path, len(obs))
+		}
+		runtime.KeepAlive(obs)
 	}
 }

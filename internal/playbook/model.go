@@ -175,14 +175,12 @@ type IDTag struct {
 // new: its evidence is tagged neutral, and later sessions that follow it
 // tag it helpful or harmful.
 func (r *Reflector) Learn(ref Reflection, model string, t *transcript.Transcript, src Source) Learned {
-	if src.Session == "" {
-		src.Session = t.SessionID
-	}
+	src = src.own(t)
 	var l Learned
 	if ref.Confidence >= r.opts.MinConfidence {
 		l.Observations = append(l.Observations, Observation{Rule: "model " + model, Category: ref.Category,
 			Content: ref.KeyInsight, Confidence: ref.Confidence, Tags: ref.Tags,
-			Evidence: Evidence{File: src.File, Session: src.Session, Calls: ref.Evidence, Tag: Neutral}})
+			Evidence: Evidence{File: src.File, Line: src.Line, Session: src.Session, Calls: ref.Evidence, Tag: Neutral}})
 	}
 	for _, bt := range ref.BulletTags {
 		tag, err := ParseTag(bt.Tag)
@@ -190,7 +188,7 @@ func (r *Reflector) Learn(ref Reflection, model string, t *transcript.Transcript
 			continue
 		}
 		l.Tags = append(l.Tags, IDTag{ID: strings.TrimSpace(bt.ID),
-			Evidence: Evidence{File: src.File, Session: src.Session, Calls: ref.Evidence, Tag: tag}})
+			Evidence: Evidence{File: src.File, Line: src.Line, Session: src.Session, Calls: ref.Evidence, Tag: tag}})
 	}
 	return l
 }

@@ -14,6 +14,8 @@ package playbook
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,21 +70,37 @@ type Evidence struct {
 	// File is the transcript as it was named when learned from (made
 	// absolute by the command line), "<stdin>" for standard input.
 	File string `json:"file"`
-	// Session is the transcript's session id where it gives one: the same
-	// session learned from a copy elsewhere is the same evidence.
+	// Line is the transcript's line in File when File is a JSONL of whole
+	// transcripts (learn --each-line); 0 when File is one transcript.
+	Line int `json:"line,omitempty"`
+	// Session is the transcript's session id where it gives one (Digest
+	// for a line that gives none): the same session learned from a copy
+	// elsewhere is the same evidence.
 	Session string   `json:"session,omitempty"`
 	Calls   []string `json:"calls"`
 	Tag     Tag      `json:"tag"`
 }
 
 // key is what makes two pieces of evidence the same: the session (else the
-// file) and the calls.
+// file and its line) and the calls.
 func (e Evidence) key() string {
 	where := e.Session
 	if where == "" {
 		where = e.File
+		if e.Line > 0 {
+			where += ":" + strconv.Itoa(e.Line)
+		}
 	}
 	return where + "\x00" + strings.Join(e.Calls, "\x00")
+}
+
+// Digest names a transcript that gives no session id by its bytes, as
+// Evidence.Session: the same trajectory is then the same evidence wherever
+// it is read from (a line of a corpus, the same line in a block of it on
+// stdin, as GNU parallel --pipe gives it), and two trajectories are two.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:8])
 }
 
 // Entry is what a strategy says and its counts: what the playbook file and

@@ -175,6 +175,25 @@ func TestLearn(t *testing.T) {
 	if rep := p.Learn([]Observation{o}, DefaultSimilarity, epoch); rep.Changed() {
 		t.Errorf("the same session's evidence from another file counted again: %+v", rep)
 	}
+	// Two lines of one JSONL of trajectories are two transcripts, even
+	// with the same call ids; the same line again is known.
+	line := func(n int) Observation {
+		o := obs("r", "Run the tests after changing code.", "corpus.jsonl", Helpful, "step-1", "step-2")
+		o.Evidence.Line = n
+		return o
+	}
+	if rep := p.Learn([]Observation{line(1), line(2), line(2)}, DefaultSimilarity, epoch); rep.Counted != 2 || rep.Known != 1 {
+		t.Errorf("lines 1, 2 and 2 again: %+v, want 2 counted, 1 known", rep)
+	}
+}
+
+// TestDigest: a trajectory is known by its bytes: the same bytes, the same
+// name; other bytes, another.
+func TestDigest(t *testing.T) {
+	a, b := Digest([]byte(`{"messages":[1]}`)), Digest([]byte(`{"messages":[2]}`))
+	if a != Digest([]byte(`{"messages":[1]}`)) || a == b || !strings.HasPrefix(a, "sha256:") || len(a) != len("sha256:")+16 {
+		t.Errorf("Digest: %q and %q", a, b)
+	}
 }
 
 func TestAddTag(t *testing.T) {

@@ -78,8 +78,22 @@ func (r *Reflector) inLoops(t *transcript.Transcript) map[string]bool {
 // Source names the transcript that evidence cites.
 type Source struct {
 	File string
+	// Line is the transcript's line in File, for a JSONL of whole
+	// transcripts; 0 when File is one transcript.
+	Line int
 	// Session is the session's id; "" takes the transcript's own.
 	Session string
+}
+
+// own is the source with the transcript's session id where it names none,
+// copied: evidence outlives the transcript, whose bytes the transcript's
+// strings are views of.
+func (s Source) own(t *transcript.Transcript) Source {
+	if s.Session == "" {
+		s.Session = t.SessionID
+	}
+	s.File, s.Session = strings.Clone(s.File), strings.Clone(s.Session)
+	return s
 }
 
 // rule is one pattern the reflector knows, with the strategy it follows.
@@ -208,9 +222,7 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 	if len(s.acts) < 2 {
 		return nil
 	}
-	if src.Session == "" {
-		src.Session = t.SessionID
-	}
+	src = src.own(t)
 	looped := r.inLoops(t)
 	var out []Observation
 	for _, ru := range rules {
@@ -221,7 +233,9 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 			}
 			ids := make([]string, len(oc.acts))
 			for k, i := range oc.acts {
-				ids[k] = s.acts[i].c.ID
+				// A copy: the observation outlives the transcript, whose
+				// bytes the id is a view of.
+				ids[k] = strings.Clone(s.acts[i].c.ID)
 			}
 			if len(ids) < 2 || slices.Contains(ids, "") {
 				continue // evidence must name its calls
@@ -237,7 +251,7 @@ func (r *Reflector) Reflect(t *transcript.Transcript, src Source) []Observation 
 				tag = Harmful // the pattern is part of an error loop
 			}
 			out = append(out, Observation{Rule: ru.name, Category: ru.category, Content: ru.content, Confidence: conf,
-				Evidence: Evidence{File: src.File, Session: src.Session, Calls: ids, Tag: tag}})
+				Evidence: Evidence{File: src.File, Line: src.Line, Session: src.Session, Calls: ids, Tag: tag}})
 		}
 	}
 	return out
