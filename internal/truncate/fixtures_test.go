@@ -87,7 +87,7 @@ func TestMakeFixtures(t *testing.T) {
 	}
 	base := func(typ string, i int, parent string) map[string]any {
 		return map[string]any{"type": typ, "uuid": fmt.Sprintf("u%03d-%s", i, typ), "parentUuid": parent,
-			"isSidechain": false, "userType": "external", "cwd": "/work/shop", "sessionId": "5e55-f1x7",
+			"isSidechain": false, "userType": "external", "cwd": "/home/dev/shop", "sessionId": "5e55-f1x7",
 			"version": "2.0.74", "timestamp": fmt.Sprintf("2026-05-11T10:%02d:00.000Z", i%60)}
 	}
 	first := base("user", 0, "")
@@ -144,7 +144,7 @@ func TestMakeFixtures(t *testing.T) {
 		cx.Write(b)
 		cx.WriteByte('\n')
 	}
-	rec(0, "session_meta", map[string]any{"id": "019e-5e55", "cwd": "/work/shop", "originator": "codex_cli_rs", "cli_version": "0.128.0"})
+	rec(0, "session_meta", map[string]any{"id": "019e-5e55", "cwd": "/home/dev/shop", "originator": "codex_cli_rs", "cli_version": "0.128.0"})
 	rec(1, "response_item", map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "Run the test suites and the build, and tell me what fails."}}})
 	prev = ""
 	for i, s := range steps {
@@ -152,7 +152,7 @@ func TestMakeFixtures(t *testing.T) {
 			continue
 		}
 		id := fmt.Sprintf("call_FX%04d", i+1)
-		args, _ := marshal(map[string]any{"cmd": s.command, "workdir": "/work/shop", "yield_time_ms": 10000})
+		args, _ := marshal(map[string]any{"cmd": s.command, "workdir": "/home/dev/shop", "yield_time_ms": 10000})
 		rec(10*i+2, "response_item", map[string]any{"type": "function_call", "name": "exec_command", "arguments": string(args), "call_id": id})
 		out := strings.ReplaceAll(s.output, "@PREV", prev)
 		body := fmt.Sprintf("Chunk ID: %04x\nWall time: 1.2000 seconds\nProcess exited with code %d\nOriginal token count: %d\nOutput:\n%s", i+1, s.exit, len(out)/4, out)
