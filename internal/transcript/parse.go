@@ -76,9 +76,13 @@ func split(src string, format Format) (Layout, jsonscan.Value, []record, error) 
 		if !jsonscan.Valid(first) {
 			return document(src, start, Object, format)
 		}
-		rest := strings.TrimSpace(src[end:])
-		if _, msgs := messagesOf(jsonscan.Value{Raw: first}, format); rest == "" && msgs.IsArray() {
-			return document(src, start, Object, format)
+		if strings.TrimSpace(src[end:]) == "" {
+			// One line, valid: a document if it holds the messages (a
+			// line of --each-line, often), read without checking it again.
+			root := jsonscan.Value{Raw: strings.TrimRight(first, " \t\r"), Off: start}
+			if _, msgs := messagesOf(root, format); msgs.IsArray() {
+				return Object, root, records(src, msgs), nil
+			}
 		}
 		return jsonl(src)
 	}
@@ -118,13 +122,18 @@ func document(src string, start int, layout Layout, format Format) (Layout, json
 			return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1, Msg: msg}
 		}
 	}
-	var records []record
+	return layout, root, records(src, msgs), nil
+}
+
+// records are the elements of a document's array of messages.
+func records(src string, msgs jsonscan.Value) []record {
+	var out []record
 	lines := newLineCounter(src)
 	msgs.Each(func(v jsonscan.Value) bool {
-		records = append(records, record{v: v, pos: Pos{Line: lines.at(v.Off), Element: len(records)}})
+		out = append(out, record{v: v, pos: Pos{Line: lines.at(v.Off), Element: len(out)}})
 		return true
 	})
-	return layout, root, records, nil
+	return out
 }
 
 // messagesOf is the array of messages an object holds, and its key:
