@@ -1,8 +1,8 @@
 package changelog
 
 import (
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -11,34 +11,34 @@ import (
 // last group is the name, and kind (or, when kind is "", the first group)
 // is what it is.
 var definitions = []struct {
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 	kind string
 }{
 	// Go
-	{regexp.MustCompile(`^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`), "func"},
-	{regexp.MustCompile(`^type\s+([A-Za-z_]\w*)\s+(?:struct|interface)\b`), "type"},
+	{lazyre.New(`^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`), "func"},
+	{lazyre.New(`^type\s+([A-Za-z_]\w*)\s+(?:struct|interface)\b`), "type"},
 	// Elixir, and ExUnit's tests (also JS-like test DSLs)
-	{regexp.MustCompile(`^\s*(defp?|defmacrop?|defmodule|defimpl|defprotocol|defguardp?)\s+([\w.?!]+)`), ""},
-	{regexp.MustCompile(`^\s*(test|describe)\s+("[^"]*")`), ""},
+	{lazyre.New(`^\s*(defp?|defmacrop?|defmodule|defimpl|defprotocol|defguardp?)\s+([\w.?!]+)`), ""},
+	{lazyre.New(`^\s*(test|describe)\s+("[^"]*")`), ""},
 	// Python, Ruby, JavaScript, TypeScript
-	{regexp.MustCompile(`^\s*(?:async\s+)?def\s+([A-Za-z_]\w*[?!=]?)`), "def"},
-	{regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:public\s+|private\s+)?class\s+([A-Za-z_$][\w$]*)`), "class"},
-	{regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`), "function"},
-	{regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)`), "function"},
-	{regexp.MustCompile(`^\s*(?:export\s+)?(?:interface|type|enum)\s+([A-Za-z_$][\w$]*)`), "type"},
+	{lazyre.New(`^\s*(?:async\s+)?def\s+([A-Za-z_]\w*[?!=]?)`), "def"},
+	{lazyre.New(`^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:public\s+|private\s+)?class\s+([A-Za-z_$][\w$]*)`), "class"},
+	{lazyre.New(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)`), "function"},
+	{lazyre.New(`^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)`), "function"},
+	{lazyre.New(`^\s*(?:export\s+)?(?:interface|type|enum)\s+([A-Za-z_$][\w$]*)`), "type"},
 	// Rust
-	{regexp.MustCompile(`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+([A-Za-z_]\w*)`), "fn"},
-	{regexp.MustCompile(`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait)\s+([A-Za-z_]\w*)`), "type"},
-	{regexp.MustCompile(`^\s*impl(?:<[^>]*>)?\s+(?:[\w:<>]+\s+for\s+)?([A-Za-z_][\w:]*)`), "impl"},
+	{lazyre.New(`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+([A-Za-z_]\w*)`), "fn"},
+	{lazyre.New(`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait)\s+([A-Za-z_]\w*)`), "type"},
+	{lazyre.New(`^\s*impl(?:<[^>]*>)?\s+(?:[\w:<>]+\s+for\s+)?([A-Za-z_][\w:]*)`), "impl"},
 	// Ruby
-	{regexp.MustCompile(`^\s*module\s+([A-Z][\w:]*)`), "module"},
+	{lazyre.New(`^\s*module\s+([A-Z][\w:]*)`), "module"},
 	// TOML and INI sections
-	{regexp.MustCompile(`^(\[{1,2}[A-Za-z_][\w.\-" ]*\]{1,2})\s*$`), "section"},
+	{lazyre.New(`^(\[{1,2}[A-Za-z_][\w.\-" ]*\]{1,2})\s*$`), "section"},
 	// Java, C#, JavaScript class methods, shell functions, and C and kin at column 0
-	{regexp.MustCompile(`^\s*(?:(?:public|private|protected|internal|static|final|abstract|override|virtual|async|synchronized)\s+)+[\w<>\[\],.?]+(?:\s+[\w<>\[\],.?]+)*\s+([A-Za-z_]\w*)\s*\(`), "method"},
-	{regexp.MustCompile(`^\s+(?:(?:async|static|get|set)\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{\s*$`), "method"},
-	{regexp.MustCompile(`^(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)\s*\{`), "function"},
-	{regexp.MustCompile(`^[A-Za-z_][\w\s*&:<>,]*?\b([A-Za-z_]\w*)\s*\([^;]*[{)]\s*$`), "function"},
+	{lazyre.New(`^\s*(?:(?:public|private|protected|internal|static|final|abstract|override|virtual|async|synchronized)\s+)+[\w<>\[\],.?]+(?:\s+[\w<>\[\],.?]+)*\s+([A-Za-z_]\w*)\s*\(`), "method"},
+	{lazyre.New(`^\s+(?:(?:async|static|get|set)\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*\{\s*$`), "method"},
+	{lazyre.New(`^(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)\s*\{`), "function"},
+	{lazyre.New(`^[A-Za-z_][\w\s*&:<>,]*?\b([A-Za-z_]\w*)\s*\([^;]*[{)]\s*$`), "function"},
 }
 
 // keywords open statements, which the loose patterns must not take for
@@ -47,7 +47,7 @@ var keywords = map[string]bool{"if": true, "for": true, "while": true, "switch":
 	"function": true, "else": true, "do": true, "with": true, "not": true, "elif": true, "case": true, "until": true,
 	"unless": true, "print": true, "assert": true, "await": true, "new": true, "throw": true, "yield": true}
 
-var heading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+var heading = lazyre.New(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
 
 // definition names the function, type or heading a line opens, or "".
 func definition(line string, markdown bool) string {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -417,5 +418,13 @@ func TestOnCommandLine(t *testing.T) {
 		if got := onCommandLine(c.args, "budget"); got != c.want {
 			t.Errorf("onCommandLine(%q, budget) = %v, want %v", c.args, got, c.want)
 		}
+	}
+}
+
+// TestEveryPatternCompiles: the patterns of every package the binaries
+// link compile (they are compiled on first use, not at start-up).
+func TestEveryPatternCompiles(t *testing.T) {
+	if err := lazyre.CompileAll(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,7 +13,7 @@
 package marker
 
 import (
-	"regexp"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,7 +69,7 @@ func Is(text, tool string) bool {
 	return ok && (tool == "" || t == tool)
 }
 
-var refPattern = regexp.MustCompile(`\bcall ([A-Za-z0-9_\-.:]+[A-Za-z0-9_])`)
+var refPattern = lazyre.New(`\bcall ([A-Za-z0-9_\-.:]+[A-Za-z0-9_])`)
 
 // Refs returns the ids of the calls a marker points at: every "call ID" on
 // its first line.
@@ -104,7 +104,7 @@ func Referenced(t *transcript.Transcript) map[string]bool {
 
 // callWord is what marker.Refs reads as a pointer: "call" and a space before
 // an id.
-var callWord = regexp.MustCompile(`\bcall [A-Za-z0-9_\-.:]`)
+var callWord = lazyre.New(`\bcall [A-Za-z0-9_\-.:]`)
 
 // Text fits a path or command on a marker line: control characters
 // become spaces, a long one is cut with "…", and a "call X" in it is kept
@@ -174,7 +174,7 @@ const CitationPattern = `; full output: ctx-recall ` + handlePattern + ` \(or me
 // handlePattern is a handle: a call id, or ctx_ and hex digits.
 const handlePattern = `[A-Za-z0-9_\-.:]+`
 
-var citation = regexp.MustCompile(`; full output: ctx-recall (` + handlePattern + `) \(or memory_query id=(` + handlePattern + `)\)\.$`)
+var citation = lazyre.New(`; full output: ctx-recall (` + handlePattern + `) \(or memory_query id=(` + handlePattern + `)\)\.$`)
 
 // Cited returns the handle that a marker line cites (Cite), or "".
 func Cited(line string) string {

@@ -1,7 +1,7 @@
 package outcome
 
 import (
-	"regexp"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
 )
@@ -112,7 +112,7 @@ func ReadContent(text string) (content string, numbered, empty bool) {
 }
 
 // catHeader is the line str_replace_editor's view puts before the file.
-var catHeader = regexp.MustCompile("\\AHere's the result of running `cat -n` on [^\n]*:\n")
+var catHeader = lazyre.New("\\AHere's the result of running `cat -n` on [^\n]*:\n")
 
 // stripReminders removes the <system-reminder> notes Claude Code appends to
 // a read; empty reports a note that the file is empty.

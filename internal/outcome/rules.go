@@ -1,6 +1,6 @@
 package outcome
 
-import "regexp"
+import "github.com/ctxkit/ctxkit/internal/lazyre"
 
 // A rule is one wording of a line that matters. It runs only on lines that
 // hold one of its keys (in any case), found in one pass over the line: a log
@@ -14,81 +14,81 @@ import "regexp"
 type rule struct {
 	kind Kind
 	keys []string
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 }
 
 var rules = []rule{
 	// Assertions first: an AssertionError is an assertion before it is an
 	// exception; crashes next: "panic: runtime error: …" is a panic before
 	// it is an error.
-	{Assertion, []string{"assert"}, regexp.MustCompile(`\bAssertionError\b|(?i)\bassertion\b.*\bfailed\b`)},
+	{Assertion, []string{"assert"}, lazyre.New(`\bAssertionError\b|(?i)\bassertion\b.*\bfailed\b`)},
 	{Assertion, []string{"^expect", "^receiv", "^actual", "^left", "^right"},
-		regexp.MustCompile(`(?i)^\s*(?:expected|received|actual|left|right)(?: value)?\s*:\s`)},
+		lazyre.New(`(?i)^\s*(?:expected|received|actual|left|right)(?: value)?\s*:\s`)},
 	// pytest's explanation lines: "E       assert 1 == 2"
-	{Assertion, []string{"^e "}, regexp.MustCompile(`^E {2,}\S`)},
+	{Assertion, []string{"^e "}, lazyre.New(`^E {2,}\S`)},
 	// go test's t.Errorf: "    calc_test.go:22: Mul(7, 3) = 22, want 21"
 	// (Lines drops those of a test that then passes: t.Log's.)
 	{Assertion, []string{".go:"}, goTestMessage},
 
 	// Crashes: panics, fatal runtime errors, signals.
-	{Crash, []string{"panic"}, regexp.MustCompile(`^panic: |\bpanicked at\b`)},
-	{Crash, []string{"^fatal error"}, regexp.MustCompile(`^[Ff]atal error\b`)},
+	{Crash, []string{"panic"}, lazyre.New(`^panic: |\bpanicked at\b`)},
+	{Crash, []string{"^fatal error"}, lazyre.New(`^[Ff]atal error\b`)},
 	{Crash, []string{"segmentation fault", "core dumped", "^killed", "abort", "out of memory"},
-		regexp.MustCompile(`\bSegmentation fault\b|\bcore dumped\b|^Killed\b|\bAborted\b|\bout of memory\b`)},
+		lazyre.New(`\bSegmentation fault\b|\bcore dumped\b|^Killed\b|\bAborted\b|\bout of memory\b`)},
 
 	// Errors: compilers, runtimes, shells, package managers, git.
 	// error: / Error: / ERROR: / error[E0425]: / error TS2345: / ERROR
-	{Error, []string{"error"}, regexp.MustCompile(`(?:^|[^\w-])(?:error|Error|ERROR)(?:\[[A-Za-z]*\d+\])?(?: [A-Z]+\d+)?:|^ERROR\b`)},
+	{Error, []string{"error"}, lazyre.New(`(?:^|[^\w-])(?:error|Error|ERROR)(?:\[[A-Za-z]*\d+\])?(?: [A-Z]+\d+)?:|^ERROR\b`)},
 	// exceptions and errors by class name: ValueError, TypeError: x, java.io.IOException
-	{Error, []string{"error", "exception"}, regexp.MustCompile(`\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b`)},
+	{Error, []string{"error", "exception"}, lazyre.New(`\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b`)},
 	// a Go compiler's file:line:col: message
-	{Error, []string{".go:"}, regexp.MustCompile(`^\S+\.go:\d+:\d+: `)},
-	{Error, []string{"npm "}, regexp.MustCompile(`\bnpm (?:ERR!|error) `)},
+	{Error, []string{".go:"}, lazyre.New(`^\S+\.go:\d+:\d+: `)},
+	{Error, []string{"npm "}, lazyre.New(`\bnpm (?:ERR!|error) `)},
 	// git and others: "fatal: not a git repository"
-	{Error, []string{"^fatal:"}, regexp.MustCompile(`^fatal: `)},
+	{Error, []string{"^fatal:"}, lazyre.New(`^fatal: `)},
 	// make: "make: *** [Makefile:12: all] Error 2"
-	{Error, []string{"***"}, regexp.MustCompile(`\*\*\* .*\bError \d+`)},
+	{Error, []string{"***"}, lazyre.New(`\*\*\* .*\bError \d+`)},
 	{Error, []string{"undefined reference", "command not found", "no such file", "permission denied"},
-		regexp.MustCompile(`\bundefined reference to\b|\bcommand not found\b|\bNo such file or directory\b|\bPermission denied\b`)},
+		lazyre.New(`\bundefined reference to\b|\bcommand not found\b|\bNo such file or directory\b|\bPermission denied\b`)},
 
 	// Failing tests: go test, unittest, pytest, cargo; ExUnit; jest and others.
-	{Failure, []string{"=FAIL"}, regexp.MustCompile(`^\s*--- FAIL\b|^FAIL\b|\bFAILED\b`)},
+	{Failure, []string{"=FAIL"}, lazyre.New(`^\s*--- FAIL\b|^FAIL\b|\bFAILED\b`)},
 	// ExUnit's numbered failures: "  1) test renders the page (MyApp.PageTest)"
-	{Failure, []string{") test"}, regexp.MustCompile(`^\s*\d+\) test\b`)},
+	{Failure, []string{") test"}, lazyre.New(`^\s*\d+\) test\b`)},
 	// ✕ failing test, ● failure heading
-	{Failure, []string{"^✕", "^✗", "^✘", "^×", "^●"}, regexp.MustCompile(`^\s*(?:✕|✗|✘|×|●) `)},
+	{Failure, []string{"^✕", "^✗", "^✘", "^×", "^●"}, lazyre.New(`^\s*(?:✕|✗|✘|×|●) `)},
 
 	// Traces: where an error happened. A traceback's last frame and the
 	// exception that ends it are found by Lines, which sees the lines around.
-	{Trace, []string{"^traceback"}, regexp.MustCompile(`^Traceback \(most recent call last\):`)},
-	{Trace, []string{"^caused by: "}, regexp.MustCompile(`^Caused by: `)},
+	{Trace, []string{"^traceback"}, lazyre.New(`^Traceback \(most recent call last\):`)},
+	{Trace, []string{"^caused by: "}, lazyre.New(`^Caused by: `)},
 
 	// Summaries: test and build results.
-	{Summary, []string{"^ok", "^pass"}, regexp.MustCompile(`^ok\s+\S|^(?:PASS|OK)\b`)},
+	{Summary, []string{"^ok", "^pass"}, lazyre.New(`^ok\s+\S|^(?:PASS|OK)\b`)},
 	{Summary, []string{"=passed", "=failed", "=error", "=skipped", "=xfailed", "=xpassed", "=deselected", "=warning", "=passing", "=failing", "=pending"},
-		regexp.MustCompile(`\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|passing|failing|pending)\b`)},
+		lazyre.New(`\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|passing|failing|pending)\b`)},
 	{Summary, []string{"^test result: ", "^test: ", "^tests: ", "^test suites:", "^snapshots:"},
-		regexp.MustCompile(`^test result: |^Tests?:\s+\d|^Test Suites:\s|^Snapshots:\s`)},
-	{Summary, []string{"^# ", "^ℹ "}, regexp.MustCompile(`^(?:# |ℹ )(?:tests|suites|pass|fail|cancelled|skipped|todo) \d`)},
-	{Summary, []string{"^ran "}, regexp.MustCompile(`^Ran \d+ tests? in `)},
-	{Summary, []string{"tests run: "}, regexp.MustCompile(`Tests run: \d+, Failures: \d+`)},
-	{Summary, []string{"build "}, regexp.MustCompile(`\bBUILD (?:SUCCESS(?:FUL)?|FAIL(?:ED|URE))\b`)},
-	{Summary, []string{"example", "tests, ", "test, "}, regexp.MustCompile(`^\d+ examples?, \d+ failures?|^\d+ tests?, \d+ failures?`)},
+		lazyre.New(`^test result: |^Tests?:\s+\d|^Test Suites:\s|^Snapshots:\s`)},
+	{Summary, []string{"^# ", "^ℹ "}, lazyre.New(`^(?:# |ℹ )(?:tests|suites|pass|fail|cancelled|skipped|todo) \d`)},
+	{Summary, []string{"^ran "}, lazyre.New(`^Ran \d+ tests? in `)},
+	{Summary, []string{"tests run: "}, lazyre.New(`Tests run: \d+, Failures: \d+`)},
+	{Summary, []string{"build "}, lazyre.New(`\bBUILD (?:SUCCESS(?:FUL)?|FAIL(?:ED|URE))\b`)},
+	{Summary, []string{"example", "tests, ", "test, "}, lazyre.New(`^\d+ examples?, \d+ failures?|^\d+ tests?, \d+ failures?`)},
 	// a count of failures on its own: "failures: 2", "Failures: 0"
-	{Summary, []string{"^failure"}, regexp.MustCompile(`(?i)^failures?:\s*\d+\s*$`)},
+	{Summary, []string{"^failure"}, lazyre.New(`(?i)^failures?:\s*\d+\s*$`)},
 
 	// Exit codes.
-	{Exit, []string{"exit"}, regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)? (?:code|status)\b`)},
-	{Exit, []string{"returncode"}, regexp.MustCompile(`<returncode>-?\d+</returncode>`)},
+	{Exit, []string{"exit"}, lazyre.New(`(?i)\bexit(?:ed)?(?: with)? (?:code|status)\b`)},
+	{Exit, []string{"returncode"}, lazyre.New(`<returncode>-?\d+</returncode>`)},
 }
 
 // Lines tracks these around the rules: a Python traceback, its frames, the
 // location line under a Rust compiler error, and which test go test's
 // messages belong to.
 var (
-	goTestMessage  = regexp.MustCompile(`^\s+[\w./-]+_test\.go:\d+: `)
-	tracebackStart = regexp.MustCompile(`^Traceback \(most recent call last\):`)
-	tracebackFrame = regexp.MustCompile(`^\s+File "`)
-	compilerError  = regexp.MustCompile(`^error(?:\[\w+\])?: `)
-	rustLocation   = regexp.MustCompile(`^\s*--> \S`)
+	goTestMessage  = lazyre.New(`^\s+[\w./-]+_test\.go:\d+: `)
+	tracebackStart = lazyre.New(`^Traceback \(most recent call last\):`)
+	tracebackFrame = lazyre.New(`^\s+File "`)
+	compilerError  = lazyre.New(`^error(?:\[\w+\])?: `)
+	rustLocation   = lazyre.New(`^\s*--> \S`)
 )

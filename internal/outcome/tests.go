@@ -1,7 +1,7 @@
 package outcome
 
 import (
-	"regexp"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
 
@@ -54,23 +54,23 @@ func (c TestCounts) String() string {
 // The summary lines of test runners, and the counts in them.
 var (
 	// pytest: "===== 2 failed, 45 passed in 0.12s =====", "-q": "2 failed, 45 passed in 0.12s".
-	pytestLine = regexp.MustCompile(`^=*\s*(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, \d+ \w+)*) in [\d.]+s\b`)
+	pytestLine = lazyre.New(`^=*\s*(\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)(?:, \d+ \w+)*) in [\d.]+s\b`)
 	// jest: "Tests:       2 failed, 45 passed, 47 total"; vitest: "Tests  2 failed | 45 passed (47)".
-	jestLine = regexp.MustCompile(`^\s*Tests:?\s+(\d+ \w+(?:(?:, | \| )\d+ \w+)*)`)
+	jestLine = lazyre.New(`^\s*Tests:?\s+(\d+ \w+(?:(?:, | \| )\d+ \w+)*)`)
 	// cargo: "test result: ok. 45 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; …"
-	cargoLine = regexp.MustCompile(`^test result: \w+\. (\d+ passed; \d+ failed; \d+ ignored)`)
+	cargoLine = lazyre.New(`^test result: \w+\. (\d+ passed; \d+ failed; \d+ ignored)`)
 	// ExUnit: "12 doctests, 120 tests, 2 failures, 1 skipped", "120 tests, 0 failures (3 excluded)".
-	exunitLine = regexp.MustCompile(`^((?:\d+ doctests?, )?(?:\d+ properties, )?\d+ tests?, \d+ failures?(?:, \d+ \w+)*(?: \(\d+ excluded\))?)`)
+	exunitLine = lazyre.New(`^((?:\d+ doctests?, )?(?:\d+ properties, )?\d+ tests?, \d+ failures?(?:, \d+ \w+)*(?: \(\d+ excluded\))?)`)
 	// mocha: "45 passing (2s)", "2 failing", "1 pending".
-	mochaLine = regexp.MustCompile(`^\s*(\d+ (?:passing|failing|pending))\b`)
+	mochaLine = lazyre.New(`^\s*(\d+ (?:passing|failing|pending))\b`)
 	// unittest and Django: "Ran 45 tests in 0.123s", then "OK", "OK (skipped=3)" or "FAILED (failures=2, errors=1)".
-	unittestRan    = regexp.MustCompile(`^Ran (\d+) tests? in `)
-	unittestResult = regexp.MustCompile(`^(?:OK|FAILED) \(((?:\w+=\d+(?:, )?)+)\)$`)
+	unittestRan    = lazyre.New(`^Ran (\d+) tests? in `)
+	unittestResult = lazyre.New(`^(?:OK|FAILED) \(((?:\w+=\d+(?:, )?)+)\)$`)
 	// go test: "ok  	pkg	0.01s", "FAIL	pkg	0.01s", "--- PASS: TestX", "--- FAIL: TestX", "--- SKIP: TestX".
-	goPkg  = regexp.MustCompile(`^(ok|FAIL)\s+\S+\s`)
-	goTest = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): `)
+	goPkg  = lazyre.New(`^(ok|FAIL)\s+\S+\s`)
+	goTest = lazyre.New(`^\s*--- (PASS|FAIL|SKIP): `)
 	// a count and its word: "45 passed", "failures=2"
-	countWord = regexp.MustCompile(`(\d+) ([a-z]+)|([a-z]+)=(\d+)`)
+	countWord = lazyre.New(`(\d+) ([a-z]+)|([a-z]+)=(\d+)`)
 )
 
 // field returns the count a runner's word adds to, or nil for words that
@@ -131,7 +131,7 @@ func Tests(text string) TestCounts {
 
 // readLine adds what one line reports.
 func (c *TestCounts) readLine(line string) {
-	for _, re := range []*regexp.Regexp{pytestLine, jestLine, cargoLine, exunitLine, mochaLine, unittestResult} {
+	for _, re := range []*lazyre.Regexp{pytestLine, jestLine, cargoLine, exunitLine, mochaLine, unittestResult} {
 		if m := re.FindStringSubmatch(line); m != nil {
 			c.addLine(m[1])
 			return

@@ -2,13 +2,13 @@ package patch
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
 )
 
 // hunkHeader is a unified diff's @@ -a,b +c,d @@ [section] line.
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$`)
+var hunkHeader = lazyre.New(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$`)
 
 // ParseUnified reads a unified diff (diff -u, git diff): for each file its
 // --- and +++ headers and its hunks. /dev/null on one side makes the file

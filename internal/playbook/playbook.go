@@ -19,8 +19,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -474,7 +474,7 @@ func (p *Playbook) Marshal() []byte {
 	return append(out, '\n')
 }
 
-var idPattern = regexp.MustCompile(`^[a-z0-9]{1,3}-[0-9]{5,}$`)
+var idPattern = lazyre.New(`^[a-z0-9]{1,3}-[0-9]{5,}$`)
 
 // Parse reads a playbook file. Empty input is an empty playbook. An error
 // names the line and column (JSON) or the strategy (the schema) that is

@@ -1,7 +1,7 @@
 package summarize
 
 import (
-	"regexp"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/textfmt"
@@ -202,9 +202,9 @@ type history struct {
 }
 
 var (
-	fullCommit  = regexp.MustCompile(`^commit [0-9a-f]{7,64}\b`)
-	shortCommit = regexp.MustCompile(`^[*|\\/ ]*[0-9a-f]{7,40} \S`)
-	statLine    = regexp.MustCompile(`^ (\S.*?)\s+\|\s+(?:(\d+) ?([+-]*)|Bin\b)`)
+	fullCommit  = lazyre.New(`^commit [0-9a-f]{7,64}\b`)
+	shortCommit = lazyre.New(`^[*|\\/ ]*[0-9a-f]{7,40} \S`)
+	statLine    = lazyre.New(`^ (\S.*?)\s+\|\s+(?:(\d+) ?([+-]*)|Bin\b)`)
 )
 
 // parseHistory reads a diff (git's patch format, or --stat), a log (full,

@@ -1,8 +1,8 @@
 package summarize
 
 import (
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/textfmt"
@@ -65,7 +65,7 @@ func (ns names) String() string {
 
 // lsLong matches a line of ls -l: type and mode, links, owner, group, size,
 // date (three fields), name.
-var lsLong = regexp.MustCompile(`^([-dlcbps])[-rwxsStTl]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(.+)$`)
+var lsLong = lazyre.New(`^([-dlcbps])[-rwxsStTl]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(.+)$`)
 
 // isLong reports whether a line is one of ls -l, checking its first
 // characters before the expression.
@@ -153,7 +153,7 @@ func list(o output) ([]string, string, bool) {
 }
 
 // treeCounts matches the last line of tree: "14 directories, 127 files".
-var treeCounts = regexp.MustCompile(`^(\d+) director(?:y|ies)(?:, (\d+) files?)?$`)
+var treeCounts = lazyre.New(`^(\d+) director(?:y|ies)(?:, (\d+) files?)?$`)
 
 // isTree reports whether a listing is tree's drawing: tree ran (internal/tools
 // says), or the output draws like it.

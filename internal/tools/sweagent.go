@@ -1,7 +1,7 @@
 package tools
 
 import (
-	"regexp"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
 )
@@ -218,7 +218,7 @@ func (w Window) Content() string {
 // Whole reports whether the window shows every line of the file.
 func (w Window) Whole() bool { return w.First <= 1 && w.Last >= w.Total }
 
-var fileHeader = regexp.MustCompile(`(?m)^\[File: (.+) \((\d+) lines total\)\]\r?$`)
+var fileHeader = lazyre.New(`(?m)^\[File: (.+) \((\d+) lines total\)\]\r?$`)
 
 // ParseWindow finds the window in an observation: the "[File: PATH (N lines
 // total)]" line, then the numbered lines that count up from it; false when
@@ -253,7 +253,7 @@ func ParseWindow(observation string) (Window, bool) {
 	return w, w.Last > 0 || total == 0
 }
 
-var stateLine = regexp.MustCompile(`(?m)^\((Open file|Current directory): (.*)\)\r?$`)
+var stateLine = lazyre.New(`(?m)^\((Open file|Current directory): (.*)\)\r?$`)
 
 // ObservationState reads the state SWE-agent's older versions print after
 // an observation: "(Open file: PATH)", "" for "n/a", and whether it is

@@ -10,6 +10,7 @@
 package truncate
 
 import (
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"regexp"
 	"strconv"
 	"strings"
@@ -361,9 +362,9 @@ func (c cut) markerLine(text string, kept int) string {
 }
 
 // The shape of a marker line, for IsCut.
-var markerShape = func() *regexp.Regexp {
+var markerShape = func() *lazyre.Regexp {
 	const n = `\d{1,3}(?:,\d{3})*`
-	return regexp.MustCompile(`^\[ctx-truncate\] (` + n + `) chars?, ` + n + ` lines?; ` + n + ` chars? (?:` +
+	return lazyre.New(`^\[ctx-truncate\] (` + n + `) chars?, ` + n + ` lines?; ` + n + ` chars? (?:` +
 		`\(` + n + ` lines?\) cut here; kept the first ` + n + ` and last ` + n + ` lines?` +
 		`|cut here, (?:inside line ` + n + `|from (?:inside )?line ` + n + ` to (?:inside )?line ` + n + `); kept the first ` + n + ` and last ` + n + ` chars?` +
 		`)(?: and ` + n + ` lines? that matters? \(numbered\))?(?:` + marker.CitationPattern + `)?\.$`)
