@@ -63,7 +63,7 @@ func (e *Env) Hook(handle Handler) (err error) {
 
 // hookError is the one line a failing hook leaves on stderr.
 func (e *Env) hookError(err error) {
-	printError(e.Stderr, e.Name+" --hook", err.Error()+"; the call goes on unchanged")
+	printError(e.Stderr, e.Name+" --hook", err.Error()+"; the agent goes on as if the hook were not there")
 }
 
 // inHook reports whether a command line runs a hook, so that even a usage

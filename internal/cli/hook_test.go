@@ -40,7 +40,7 @@ func TestHookNeverBlocks(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := Run(cmd, []string{"ctx-test", "--hook", "claude-code"}, strings.NewReader(`{"hook_event_name":"PreToolUse"}`), &stdout, &stderr)
 		if code != ExitOK || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
-			!strings.HasSuffix(stderr.String(), "; the call goes on unchanged\n") {
+			!strings.HasSuffix(stderr.String(), "; the agent goes on as if the hook were not there\n") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, stdout.String(), stderr.String())
 		}
 	}
