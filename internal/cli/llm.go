@@ -41,7 +41,7 @@ var (
 	llmTimeoutFlag = &ucli.DurationFlag{Name: "llm-timeout", Value: llm.Defaults().Timeout, EnvVars: []string{"CTX_LLM_TIMEOUT"},
 		Usage: "give up on a request after `DURATION`"}
 	llmCacheFlag = &ucli.StringFlag{Name: "llm-cache", EnvVars: []string{"CTX_LLM_CACHE"},
-		Usage: "keep answers in `FILE` (default: in the archive of --archive when one is set, else ctxkit/llm.jsonl in the user's cache directory); off: keep none"}
+		Usage: "keep answers in `FILE` (default: in the archive of --archive, for a command that has it, when one is set; else ctxkit/llm.jsonl in the user's cache directory); off: keep none"}
 
 	llmEndpointFlags = []ucli.Flag{llmURLFlag, llmModelFlag, llmKeyEnvFlag, llmCapFieldFlag, llmConcurrencyFlag,
 		llmMaxCallsFlag, llmTimeoutFlag, llmCacheFlag}
