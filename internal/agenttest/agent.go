@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
 // Agent is a coding agent that installs from the npm registry, pinned to a
@@ -38,7 +38,7 @@ func Enabled() bool { return os.Getenv("CTX_E2E") == "1" }
 
 // CacheDir is where agents are installed: $CTX_AGENTS_DIR, else ctxkit/agents
 // under the user's cache directory.
-func CacheDir() (string, error) { return cli.CacheDir("CTX_AGENTS_DIR", "agents") }
+func CacheDir() (string, error) { return userdir.CacheDir("CTX_AGENTS_DIR", "agents") }
 
 // Install returns the path of the agent's command, installing the pinned
 // version into the cache directory first when it is not there. It skips the

@@ -105,9 +105,9 @@ func budgetTable(t *testing.T, files []file, budget int) string {
 		})
 		var rep *summarize.BudgetReport
 		out := pipeline(t, f.data, func(tr *transcript.Transcript) stats.Report {
-			r := s.Run(tr)
+			r := s.Apply(tr)
 			rep = r.Budget
-			return r.Stats
+			return r.Stats()
 		})
 		before, after := parse(t, f.data), parse(t, out)
 		k := Compare(before, after, counter())
@@ -210,7 +210,7 @@ func protectionTable(t *testing.T, files []file) string {
 			nil,
 		} {
 			x := parse(t, f.data)
-			rep := summarizer(t, set).Run(x)
+			rep := summarizer(t, set).Apply(x)
 			out := Compare(parse(t, f.data), parse(t, x.Bytes()), counter())
 			cells = append(cells, textfmt.Int(rep.Kept.Protected), saved(out.ToolOutput))
 		}

@@ -67,7 +67,8 @@ func truncateStep(t testing.TB) step {
 }
 
 func summarizeStep(t testing.TB, set func(*summarize.Options)) step {
-	return summarizer(t, set).Apply
+	f := summarizer(t, set)
+	return func(tr *transcript.Transcript) stats.Report { return f.Apply(tr).Stats() }
 }
 
 // summarizer is ctx-summarize with its defaults, changed by set.

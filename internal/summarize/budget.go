@@ -168,7 +168,7 @@ func (f *Filter) runBudget(t *transcript.Transcript) Report {
 	if f.opts.Measure {
 		ctr = f.ctr
 	}
-	rep.Stats = run.Report(ctr, detail)
+	rep.stats = run.Report(ctr, detail)
 	return rep
 }
 

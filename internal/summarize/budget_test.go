@@ -56,7 +56,7 @@ func TestBudgetGuarantees(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					rep = f.Run(tr)
+					rep = f.Apply(tr)
 					return tr.Bytes(), nil
 				})
 				// Check's last run is on the input: rep is the first run's.
@@ -185,7 +185,7 @@ func TestBudgetLadder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := f.Run(tr)
+		rep := f.Apply(tr)
 		got := map[string]string{}
 		for _, e := range rep.Changes {
 			got[e.CallID] = e.Step

@@ -39,7 +39,7 @@ func TestCitesHandle(t *testing.T) {
 			if c.answers {
 				f = f.WithAnswers(answer(tr, f, "Ran the store's tests: TestExpire fails at store_test.go:88.", nil))
 			}
-			rep := f.Run(tr)
+			rep := f.Apply(tr)
 			if rep.Summarized < 4 {
 				t.Fatalf("%d summarized; the test needs more", rep.Summarized)
 			}
@@ -71,7 +71,7 @@ func TestCitesHandle(t *testing.T) {
 			if first, second, _ := strings.Cut(split, "\n"); first != "[ctx-summarize] bash:" || !strings.HasSuffix(strings.SplitN(second, "\n", 2)[0], strings.ReplaceAll(cite, "%d", "6")) {
 				t.Errorf("the moved target's summary: %q", split)
 			}
-			if again := transcriptOf(t, tr); f.Run(again).Summarized != 0 || again.Changed() {
+			if again := transcriptOf(t, tr); f.Apply(again).Summarized != 0 || again.Changed() {
 				t.Error("a second run changed the output")
 			}
 		})

@@ -69,7 +69,7 @@ func TestInvariants(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					rep = f.Run(tr)
+					rep = f.Apply(tr)
 					return tr.Bytes(), nil
 				})
 				checkChanges(t, in, out, cfg.opts)

@@ -150,8 +150,8 @@ func New(opts Options) (*Filter, error) {
 // part of ctx-summarize's --json schema (docs/summarize.md). Tokens are
 // those of the tool results' text.
 type Report struct {
-	// Stats is what every filter reports, for the --stats line.
-	Stats stats.Report `json:"-"`
+	// stats is what every filter reports, for the --stats line (Stats).
+	stats stats.Report
 
 	File       string `json:"file,omitempty"`
 	Format     string `json:"format"`
@@ -223,6 +223,9 @@ type Entry struct {
 	Step string `json:"step,omitempty"`
 }
 
+// Stats is what every filter reports (filter.Report), for the --stats line.
+func (r Report) Stats() stats.Report { return r.stats }
+
 // Saved is the tokens the run saved.
 func (r Report) Saved() int { return r.TokensBefore - r.TokensAfter }
 
@@ -237,13 +240,10 @@ type plan struct {
 	fallback string
 }
 
-// Apply summarizes t's old results in place and reports what it did. It
-// changes nothing when a threshold says so, or when nothing old can be
-// summarized.
-func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).Stats }
-
-// Run is Apply with the detail of ctx-summarize's --json report.
-func (f *Filter) Run(t *transcript.Transcript) Report {
+// Apply summarizes t's old results in place and reports what it did, with
+// the detail of ctx-summarize's --json report. It changes nothing when a
+// threshold says so, or when nothing old can be summarized.
+func (f *Filter) Apply(t *transcript.Transcript) Report {
 	if f.opts.Budget > 0 {
 		return f.runBudget(t)
 	}
@@ -261,7 +261,7 @@ func (f *Filter) Run(t *transcript.Transcript) Report {
 	if f.opts.Measure {
 		ctr = f.ctr
 	}
-	rep.Stats = run.Report(ctr, rep.detail())
+	rep.stats = run.Report(ctr, rep.detail())
 	return rep
 }
 

@@ -3,8 +3,11 @@
 package textfmt
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -190,4 +193,17 @@ func Escape(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// Counts names things by their counts, the most first, then by name:
+// "2 timeout, 1 not shorter".
+func Counts(m map[string]int) string {
+	names := slices.Collect(maps.Keys(m))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
+	})
+	for i, k := range names {
+		names[i] = Int(m[k]) + " " + k
+	}
+	return strings.Join(names, ", ")
 }
