@@ -33,12 +33,12 @@ ARCHIVE:
 func (e *Env) Archiving() bool { return e.String(ArchiveFlag.Name) != "" }
 
 // Handles gives the handles a filter's markers cite: with --archive, those
-// the archive will give back (archive.Citation), else none.
+// the archive will give back (marker.Citation), else none.
 func (e *Env) Handles() marker.Handles {
 	if !e.Archiving() {
 		return nil
 	}
-	return archive.Citation
+	return marker.Citation
 }
 
 // OpenArchive opens the archive of --archive, where a filter keeps what it

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/commands/loopscmd"
 	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -145,7 +146,7 @@ func checkCitations(t *testing.T, db string, in, out []byte) int {
 			continue
 		}
 		replaced++
-		h := invariant.Cited(r.Text())
+		h := marker.CitedIn(r.Text())
 		if h == "" {
 			t.Errorf("result %d (call %s) was replaced without a handle: %.200q", i, r.CallID, r.Text())
 			continue

@@ -446,7 +446,7 @@ func what(c *transcript.Call, cwd string) string {
 // doubt (an id that several calls share, or that "call ID" cannot spell).
 func (a *apply) skip(r *transcript.Result) bool {
 	return len(r.Images) > 0 || a.ids[r.CallID] != 1 || !nameable(r.CallID) ||
-		r.HasPrefix("[ctx-") && marker.Is(r.Text(), "")
+		marker.OnResult(r)
 }
 
 // nameable reports whether a marker can point at the call id: whether

@@ -175,24 +175,6 @@ func sum(ctr tokens.Counter, texts []string) int {
 	return n
 }
 
-// Cited returns the handle that a replaced result's text cites
-// (marker.Cite), or "": on the first marker line of the text (a cut's is
-// after its head), or on the line after a marker line that ends with a
-// colon, where ctx-summarize moves a target that reads as a pointer.
-func Cited(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if !marker.Is(l, "") {
-			continue
-		}
-		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
-			l = lines[i+1]
-		}
-		return marker.Cited(l)
-	}
-	return ""
-}
-
 // Cites checks that every result whose text differs between in and out
 // cites the handle that want gives for it in the input.
 func Cites(in, out []byte, want marker.Handles) error {
@@ -205,7 +187,7 @@ func Cites(in, out []byte, want marker.Handles) error {
 		if r.Text() == b.Text() {
 			continue
 		}
-		if got, w := Cited(r.Text()), want(before, b); got != w {
+		if got, w := marker.CitedIn(r.Text()), want(before, b); got != w {
 			return fmt.Errorf("result %d (call %s) was replaced and cites %q, want %q", i, r.CallID, got, w)
 		}
 	}

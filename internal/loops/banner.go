@@ -96,7 +96,7 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 			continue
 		}
 		failed++
-		if r.HasPrefix("[ctx-") && marker.Is(r.Text(), "") {
+		if marker.OnResult(r) {
 			continue
 		}
 		todo = append(todo, r)

@@ -6,15 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/dedupe"
-	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/testutil"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // TestDefaultsKeepWhatMatters runs the pipeline with every default over
@@ -101,7 +99,7 @@ func budgetTable(t *testing.T, files []file, budget int) string {
 		}
 		s := summarizer(t, func(o *summarize.Options) {
 			*o = summarize.Options{Mode: summarize.ModeSummary, Budget: budget, KeepRecent: 3, Counter: counter(),
-				Handle: func(t *transcript.Transcript, r *transcript.Result) string { return archive.Handle(t, r) }}
+				Handle: func(t *transcript.Transcript, r *transcript.Result) string { return marker.Handle(t, r) }}
 		})
 		var rep *summarize.BudgetReport
 		out := pipeline(t, f.data, func(tr *transcript.Transcript) stats.Report {
@@ -115,7 +113,7 @@ func budgetTable(t *testing.T, files []file, budget int) string {
 		for i, r := range after.Results {
 			if r.Text() != before.Results[i].Text() {
 				replaced++
-				if invariant.Cited(r.Text()) != "" || truncate.Cited(r.Text()) != "" {
+				if marker.CitedIn(r.Text()) != "" || marker.CitedCut(r.Text()) != "" {
 					cited++
 				}
 			}

@@ -54,7 +54,7 @@ func TestCitesHandle(t *testing.T) {
 					continue
 				}
 				got := r.Text()
-				if h := invariant.Cited(got); h != invariant.Handles(tr, r) {
+				if h := marker.CitedIn(got); h != invariant.Handles(tr, r) {
 					t.Errorf("%s cites %q, want %q:\n%s", e.CallID, h, invariant.Handles(tr, r), got)
 				}
 				if len(marker.Refs(got)) > 0 {

@@ -399,7 +399,7 @@ func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
 // keep reports whether a result stays whole, and counts why.
 func (f *Filter) keep(r *transcript.Result, protected, latest bool, refs map[string]bool, k *Kept) bool {
 	switch {
-	case r.HasPrefix("[ctx-") && marker.Is(r.Text(), ""):
+	case marker.OnResult(r):
 		k.Marker++
 	case refs[r.CallID]:
 		k.Referenced++

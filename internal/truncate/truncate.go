@@ -93,7 +93,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	}
 	var todo []*transcript.Result
 	for i, r := range t.Results {
-		if f.inScope(r) && !refs[r.CallID] && !latest[i] && !r.HasPrefix("[ctx-") {
+		if f.inScope(r) && !refs[r.CallID] && !latest[i] && !marker.OnResult(r) {
 			todo = append(todo, r)
 		}
 	}

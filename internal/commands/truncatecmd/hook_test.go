@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
-	"github.com/ctxkit/ctxkit/internal/truncate"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -54,7 +54,7 @@ func TestTruncateHookArchives(t *testing.T) {
 			for _, field := range []string{"stdout", "stderr"} {
 				text := out.Get(field).Str
 				if len(text) < len(gjson.Get(payload, "tool_response."+field).Str) {
-					if h := truncate.Cited(text); h != id {
+					if h := marker.CitedCut(text); h != id {
 						t.Errorf("the cut %s cites %q, want %q", field, h, id)
 					}
 					cited++
@@ -85,7 +85,7 @@ func TestTruncateHookArchives(t *testing.T) {
 			result, _ := sjson.Set(`{"type":"user","sessionId":"s-hook","message":{"role":"user","content":[{"type":"tool_result"}]}}`, "message.content.0.tool_use_id", id)
 			result, _ = sjson.Set(result, "message.content.0.content", strings.TrimPrefix(out.Get("stdout").Str+"\n"+out.Get("stderr").Str, "\n"))
 			tr := transcripttest.Parse(t, []byte(session+"\n"+result+"\n"))
-			if h := archive.Citation(tr, tr.Results[0]); h != id {
+			if h := marker.Citation(tr, tr.Results[0]); h != id {
 				t.Errorf("a filter over the session file cites %q, want %q", h, id)
 			}
 		})

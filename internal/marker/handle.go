@@ -1,18 +1,17 @@
-package archive
+package marker
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 
-	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // Handle is what a marker cites for a result and what ctx-recall and
-// memory_query take to give it back. It is computed from the transcript
-// alone, without the archive, so that a filter (pure, no I/O) can write it:
+// memory_query take to give it back, and the key under which the archive
+// keeps it. It is computed from the transcript alone, without the archive,
+// so that a filter (pure, no I/O) can write it:
 //
 //   - the call id, when it identifies the execution: at least 16
 //     characters, all of them letters, digits or _ - . : (Claude Code's
@@ -21,35 +20,36 @@ import (
 //     the call id and the result's position among the transcript's
 //     results, which no filter changes.
 func Handle(t *transcript.Transcript, r *transcript.Result) string {
-	if identifies(r.CallID) {
+	if Identifies(r.CallID) {
 		return r.CallID
 	}
-	return derivedHandle(SessionKey(t), r)
+	return DerivedHandle(SessionKey(t), r)
 }
 
 // Citation is the handle a filter's marker cites for r, which the filter is
-// about to replace (a marker.Handles): r's own handle when its text is the
-// tool's output, which the caller stores (Originals, Keep) before it writes
-// the marker anywhere; for a cut that ctx-truncate made with an archive,
-// the handle its marker line cites; else "" (filters leave markers alone,
-// and no archive need hold what a cut made without one came from).
+// about to replace (a Handles, with an archive): r's own handle when its
+// text is the tool's output, which the caller stores (archive.Originals,
+// Keep) before it writes the marker anywhere; for a cut that ctx-truncate
+// made with an archive, the handle its marker line cites; else "" (filters
+// leave markers alone, and no archive need hold what a cut made without
+// one came from).
 func Citation(t *transcript.Transcript, r *transcript.Result) string {
 	text := r.Text()
 	if Original(text) {
 		return Handle(t, r)
 	}
-	return truncate.Cited(text)
+	return CitedCut(text)
 }
 
 // Original reports whether a result's text is the tool's own output: not
 // a ctx-* filter's marker, nor a cut.
 func Original(text string) bool {
-	return !marker.Is(text, "") && !truncate.IsCut(text)
+	return !Is(text, "") && !IsCut(text)
 }
 
-// derivedHandle is Handle for a call id that does not identify the
-// execution, with the session key computed once by the caller.
-func derivedHandle(session string, r *transcript.Result) string {
+// DerivedHandle is Handle for a call id that does not identify the
+// execution (Identifies), with the session key computed once by the caller.
+func DerivedHandle(session string, r *transcript.Result) string {
 	h := sha256.New()
 	h.Write([]byte(session))
 	h.Write([]byte{0})
@@ -62,10 +62,10 @@ func derivedHandle(session string, r *transcript.Result) string {
 // HandlePrefix starts every handle that is not a call id.
 const HandlePrefix = "ctx_"
 
-// identifies reports whether a call id is unique enough to be its own
+// Identifies reports whether a call id is unique enough to be its own
 // handle: agents make such ids random and long, and a short one ("call_1",
 // "1") repeats from one conversation to the next.
-func identifies(id string) bool {
+func Identifies(id string) bool {
 	if len(id) < 16 || len(id) > 128 {
 		return false
 	}
