@@ -224,9 +224,7 @@ func (x *fileRead) shown() ([]string, int) {
 	if !x.parsed {
 		x.parsed = true
 		text := x.r.Text()
-		if w, ok := tools.ParseWindow(text); ok {
-			x.lines, x.first = w.Lines, w.First
-		} else if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
+		if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
 			x.first = max(x.rng.Start, 1)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/tidwall/gjson"
 )
 
@@ -63,8 +64,8 @@ func FuzzAction(f *testing.F) {
 		if (kind == Write || kind == Edit) && len(args.Paths) > 0 && args.Paths[0] != args.Path {
 			t.Fatalf("%q: %s of %q but paths %q", action, kind, args.Path, args.Paths)
 		}
-		if w, ok := ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
-			t.Fatalf("ParseWindow(%q) = %+v", action, w)
+		if w, ok := outcome.ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
+			t.Fatalf("outcome.ParseWindow(%q) = %+v", action, w)
 		}
 	})
 }
