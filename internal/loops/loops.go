@@ -17,8 +17,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -115,7 +113,7 @@ const shellKey = "shell:"
 // arguments (JSON text), classified by table, without its outcome yet (see
 // Done), and its kind.
 func HookStep(table *tools.Table, id, name, input, cwd string) (Step, tools.Kind) {
-	kind, args := table.Classify(name, parseInput(input))
+	kind, args := table.Decode(name, input, false)
 	return Step{CallID: id, Tool: name, Key: keyOf(name, input, args), What: What(name, input, args, cwd)}, kind
 }
 
@@ -129,15 +127,6 @@ func What(name, input string, args tools.Args, cwd string) string {
 		return textfmt.Clip(args.Target(cwd), 200)
 	}
 	return textfmt.Clip(tools.Canonical(input, false), 120)
-}
-
-// parseInput reads arguments for Classify; arguments that are not JSON
-// classify by the tool's name alone, as the transcript's parser does.
-func parseInput(input string) gjson.Result {
-	if gjson.Valid(input) {
-		return gjson.Parse(input)
-	}
-	return gjson.Result{}
 }
 
 func keyOf(name, input string, args tools.Args) string {

@@ -171,6 +171,24 @@ func (m args) int(keys []string) int {
 	return 0
 }
 
+// Decode returns the kind and arguments of a call to the tool name with its
+// input as written: JSON text (a call's arguments), or with isText a custom
+// tool's free-form input (an apply_patch patch, a SWE-agent action).
+// Arguments that are not valid JSON, which a model can write, classify by
+// the tool's name alone. Every reader of a call's input decodes it here:
+// the transcript's parser, and the hooks, which get the input from the
+// agent's payload.
+func (t *Table) Decode(name, input string, isText bool) (Kind, Args) {
+	var in gjson.Result
+	switch {
+	case isText:
+		in = gjson.Result{Type: gjson.String, Str: input}
+	case jsonscan.Valid(input):
+		in = gjson.Parse(input)
+	}
+	return t.Classify(name, in)
+}
+
 // Classify returns the kind and arguments of a call to the tool name with the
 // given input: a JSON object (tool arguments) or a JSON string (a custom
 // tool's free-form input such as an apply_patch patch). The input must be

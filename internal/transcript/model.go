@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -110,14 +108,7 @@ func (p *parser) message(role string, pos Pos) *Message {
 // call adds a tool call to m. input is the arguments as written: JSON text,
 // or for custom tools their free-form input (isText).
 func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
-	var in gjson.Result // arguments that are not valid JSON classify by name alone
-	switch {
-	case isText:
-		in = gjson.Result{Type: gjson.String, Str: input}
-	case jsonscan.Valid(input):
-		in = gjson.Parse(input)
-	}
-	kind, args := p.tools.Classify(name, in)
+	kind, args := p.tools.Decode(name, input, isText)
 	c := &Call{Index: len(p.t.Calls), ID: id, Name: name, Kind: kind, Args: args, Input: input, InputIsText: isText, Message: m}
 	p.t.Calls = append(p.t.Calls, c)
 	m.Calls = append(m.Calls, c)

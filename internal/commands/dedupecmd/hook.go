@@ -4,8 +4,6 @@ import (
 	"errors"
 	"io/fs"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/dedupe"
 	"github.com/ctxkit/ctxkit/internal/hook"
@@ -40,7 +38,7 @@ func hookHandler(e *cli.Env) cli.Handler {
 		var args tools.Args
 		if !forget {
 			var kind tools.Kind
-			kind, args = table.Classify(p.ToolName, gjson.Parse(p.ToolInput))
+			kind, args = table.Decode(p.ToolName, p.ToolInput, false)
 			if kind != tools.Read {
 				return nil, nil
 			}

@@ -2,10 +2,7 @@ package truncatecmd
 
 import (
 	"errors"
-	"strings"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/cli"
@@ -24,7 +21,7 @@ import (
 // whole, and so does an image (isImage). A failed Bash call fires
 // PostToolUseFailure instead, which cannot replace its output: failures
 // reach the model whole.
-func hookHandler(e *cli.Env, opts truncate.Options) cli.Handler {
+func hookHandler(e *cli.Env, f *truncate.Filter, opts truncate.Options) cli.Handler {
 	return func(agent hook.Agent, p hook.Payload) (hook.Answer, error) {
 		if agent != hook.ClaudeCode {
 			return nil, errors.New("only Claude Code's hooks can replace a tool's output (Codex cuts long output itself)")
@@ -36,7 +33,7 @@ func hookHandler(e *cli.Env, opts truncate.Options) cli.Handler {
 		if err != nil {
 			return nil, err
 		}
-		if !hookInScope(opts, table, p.ToolName) || p.IsImage() {
+		if kind, args := table.Decode(p.ToolName, p.ToolInput, false); !f.Cuts(p.ToolName, kind, args) || p.IsImage() {
 			// A cut image is no image: the API would refuse the request.
 			return nil, nil
 		}
@@ -89,22 +86,4 @@ func hookExecution(p hook.Payload, table *tools.Table) ([]archive.Execution, err
 		return nil, err
 	}
 	return archive.Executions(t, t.Results), nil
-}
-
-// hookInScope says whether the hook cuts a tool's output: the shell tools by
-// default, the tools of --tools, or every tool with --all.
-func hookInScope(opts truncate.Options, table *tools.Table, name string) bool {
-	switch {
-	case opts.All:
-		return true
-	case opts.Tools != nil:
-		for _, n := range opts.Tools {
-			if strings.EqualFold(strings.TrimSpace(n), name) {
-				return true
-			}
-		}
-		return false
-	}
-	kind, _ := table.Classify(name, gjson.Result{})
-	return kind == tools.Shell
 }

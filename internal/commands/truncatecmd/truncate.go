@@ -140,7 +140,7 @@ func runTruncate(e *cli.Env) error {
 		return cli.Usagef("--%v", err)
 	}
 	if e.IsSet(cli.HookFlag.Name) {
-		return e.Hook(hookHandler(e, opts))
+		return e.Hook(hookHandler(e, f, opts))
 	}
 	return cli.Filter(e, f, nil)
 }
