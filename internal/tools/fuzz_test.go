@@ -60,7 +60,7 @@ func FuzzAction(f *testing.F) {
 	table := NewTable(nil)
 	f.Fuzz(func(t *testing.T, action string) {
 		name := ActionName(action)
-		kind, args := table.Classify(name, gjson.Result{Type: gjson.String, Str: action})
+		kind, args := table.classify(name, gjson.Result{Type: gjson.String, Str: action})
 		if (kind == Write || kind == Edit) && len(args.Paths) > 0 && args.Paths[0] != args.Path {
 			t.Fatalf("%q: %s of %q but paths %q", action, kind, args.Path, args.Paths)
 		}
@@ -92,7 +92,7 @@ func FuzzChangeOf(f *testing.F) {
 		} else {
 			in = gjson.Result{Type: gjson.String, Str: input}
 		}
-		kind, args := table.Classify(name, in)
+		kind, args := table.classify(name, in)
 		c := ChangeOf(kind, args, input)
 		switch c.Op {
 		case EditUnknown:
@@ -129,8 +129,8 @@ func FuzzStub(f *testing.F) {
 			t.Fatalf("Stub(%s) = %s", input, stub)
 		}
 		table := NewTable(nil)
-		_, before := table.Classify("Edit", gjson.Parse(input))
-		_, after := table.Classify("Edit", gjson.Parse(stub))
+		_, before := table.classify("Edit", gjson.Parse(input))
+		_, after := table.classify("Edit", gjson.Parse(stub))
 		if before.Path != after.Path || before.Intent != after.Intent {
 			t.Fatalf("Stub(%s) = %s: the path or intent changed", input, stub)
 		}

@@ -39,18 +39,18 @@ func TestClassifyAction(t *testing.T) {
 	table := NewTable(nil)
 	for _, c := range cases {
 		name := ActionName(c.action)
-		kind, args := table.Classify(name, gjson.Result{Type: gjson.String, Str: c.action})
+		kind, args := table.classify(name, gjson.Result{Type: gjson.String, Str: c.action})
 		if name != c.name || kind != c.kind || !reflect.DeepEqual(args, c.args) {
 			t.Errorf("%q: %s %s %+v; want %s %s %+v", c.action, name, kind, args, c.name, c.kind, c.args)
 		}
 	}
 	// The user's kinds win, as for any tool.
 	over := NewTable(map[string]Kind{"submit": Git})
-	if kind, _ := over.Classify("submit", gjson.Result{Type: gjson.String, Str: "submit"}); kind != Git {
+	if kind, _ := over.classify("submit", gjson.Result{Type: gjson.String, Str: "submit"}); kind != Git {
 		t.Errorf("submit with an override: %s", kind)
 	}
 	// A custom tool that happens to share a name is not an action.
-	if kind, args := table.Classify("edit", gjson.Result{Type: gjson.String, Str: "*** Begin Patch\n*** Update File: a.go\n*** End Patch"}); kind != Edit || args.Path != "a.go" {
+	if kind, args := table.classify("edit", gjson.Result{Type: gjson.String, Str: "*** Begin Patch\n*** Update File: a.go\n*** End Patch"}); kind != Edit || args.Path != "a.go" {
 		t.Errorf("a patch to a tool named edit: %s %+v", kind, args)
 	}
 }
