@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -32,8 +33,7 @@ type Execution struct {
 	Intent      string
 	Time        time.Time // when the call was made (else when its result came), zero when the transcript does not say
 	Failed      bool
-	ExitCode    int
-	HasExit     bool
+	ExitCode    outcome.Code
 	Output      string // the result's text, byte for byte
 	Format      transcript.Format
 	Cwd         string
@@ -88,7 +88,7 @@ func execution(t *transcript.Transcript, session string, r *transcript.Result, t
 	}
 	e := Execution{
 		Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
-		Failed: r.Failed(), ExitCode: r.ExitCode, HasExit: r.HasExitCode,
+		Failed: r.Failed(), ExitCode: r.ExitCode,
 		Output: text, Format: t.Format, Cwd: t.Cwd,
 		Time: r.Message.Time.UTC(),
 	}

@@ -3,7 +3,6 @@ package loops
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -34,8 +33,8 @@ const bannerEnd = "--- the output as it was ---\n"
 func Header(s Step, handle string) string {
 	var b strings.Builder
 	line := marker.Line(tool, s.Tool+" failed")
-	if s.ExitCode != nil {
-		line += " (exit code " + strconv.Itoa(*s.ExitCode) + ")"
+	if s.ExitCode.Known() {
+		line += " (exit code " + s.ExitCode.String() + ")"
 	}
 	b.WriteString(marker.Cite(line+".", handle) + "\n")
 	if s.Error != "" {

@@ -68,8 +68,8 @@ func (p *parser) parse(records []record) {
 func (p *parser) judge() {
 	for _, r := range p.t.Results {
 		r.outcome = outcome.ReadEnds(r.head(outcome.HeadBytes), r.tail(outcome.TailBytes),
-			outcome.Hint{IsError: r.IsError, ExitCode: r.ExitCode, HasExitCode: r.HasExitCode})
-		r.ExitCode, r.HasExitCode = r.outcome.ExitCode, r.outcome.HasExitCode
+			outcome.Hint{IsError: r.IsError, ExitCode: r.ExitCode})
+		r.ExitCode = r.outcome.ExitCode
 	}
 }
 
@@ -92,8 +92,8 @@ func (p *parser) attachEventEnds() {
 				r.mirrors = append(r.mirrors, newMirror(names[i], v))
 			}
 		}
-		if code := f[4]; code.IsNumber() && !r.HasExitCode {
-			r.ExitCode, r.HasExitCode = code.Int(), true
+		if code := f[4]; code.IsNumber() && !r.ExitCode.Known() {
+			r.ExitCode = outcome.ExitCode(int(code.Int()))
 		}
 	}
 }

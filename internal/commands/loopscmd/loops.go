@@ -167,9 +167,9 @@ func hookHandler(e *cli.Env, d *loops.Detector) cli.Handler {
 		format := agentFormat(agent)
 		if post {
 			failed := p.Event == hook.PostToolUseFailure
-			var code *int
-			if o := outcome.Read(p.Error, outcome.Hint{IsError: failed}); failed && o.HasExitCode {
-				code = &o.ExitCode
+			var code outcome.Code
+			if failed {
+				code = outcome.Read(p.Error, outcome.Hint{IsError: true}).ExitCode
 			}
 			next.Done(kind, failed, p.Error, code)
 			return nil, hookstate.Update("loops", p.TranscriptPath, format, func(data loopsData) loopsData {
