@@ -19,8 +19,7 @@ var (
 		Usage: "treat tool `NAME=KIND` as that kind (read, edit, write, shell, list, search, git, web, other); repeatable, or comma-separated"}
 	EncodingFlag = &ucli.StringFlag{Name: "encoding", Value: tokens.Default, EnvVars: []string{"CTX_ENCODING"},
 		Usage: "token encoding: o200k_base, cl100k_base, or approx (bytes/4, fastest)"}
-	StatsFlag = &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"},
-		Usage: "print one line to stderr: results changed of results seen, the transcript's tokens and its tool output's before → after (they add up along a pipe)"}
+	StatsFlag   = StatsFlagOf("print one line to stderr: results changed of results seen, the transcript's tokens and its tool output's before → after (they add up along a pipe)")
 	InPlaceFlag = &ucli.BoolFlag{Name: "in-place", Aliases: []string{"i"}, EnvVars: []string{"CTX_IN_PLACE"},
 		Usage: "rewrite each FILE in place, atomically (a temporary file beside it, then rename); a link's target is rewritten, the link kept"}
 	OutDirFlag = &ucli.StringFlag{Name: "output-dir", Aliases: []string{"o"}, EnvVars: []string{"CTX_OUTPUT_DIR"},
@@ -53,6 +52,12 @@ TIMES (--since, --until; the same in ctx-count and ctx-recall):
    2026-01-31T14:00:00Z  an RFC 3339 time, with its zone (Z, +02:00)
    --since is the first instant of the span, --until the first instant after it.`
 
+// StatsFlagOf is --stats, a line on stderr of what a run did; usage says
+// what the line holds. The filters share StatsFlag.
+func StatsFlagOf(usage string) *ucli.BoolFlag {
+	return &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"}, Usage: usage}
+}
+
 // JSONFlag is --json, for a command whose report has a JSON form; usage
 // says what it prints.
 func JSONFlag(usage string) *ucli.BoolFlag {
@@ -84,8 +89,14 @@ func KeepRecentFlag(usage string) *ucli.IntFlag {
 // BudgetFlag is --budget, a number of tokens or a share of --window, which
 // ctx-count and ctx-summarize read alike (Budget).
 func BudgetFlag(value, usage string) *ucli.StringFlag {
-	return &ucli.StringFlag{Name: "budget", Value: value, EnvVars: []string{"CTX_BUDGET"}, Usage: usage + " " + budgetTwin}
+	return &ucli.StringFlag{Name: budgetName, Value: value, EnvVars: []string{"CTX_BUDGET"}, Usage: usage + " " + budgetTwin}
 }
+
+// The names of the flags that Budget reads (BudgetFlag, WindowFlag).
+const (
+	budgetName = "budget"
+	windowName = "window"
+)
 
 // defaultWindow is --window's default: Claude's context window.
 const defaultWindow = 200000
@@ -94,7 +105,7 @@ const defaultWindow = 200000
 // can be a share; ctx-count and ctx-summarize read it alike, so that
 // CTX_WINDOW and CTX_BUDGET name the same number of tokens to both.
 func WindowFlag(usage string) *ucli.StringFlag {
-	return &ucli.StringFlag{Name: "window", Value: textfmt.Int(defaultWindow), EnvVars: []string{"CTX_WINDOW"}, Usage: usage}
+	return &ucli.StringFlag{Name: windowName, Value: textfmt.Int(defaultWindow), EnvVars: []string{"CTX_WINDOW"}, Usage: usage}
 }
 
 // budgetTwin is what the --help of ctx-count and ctx-summarize says of
@@ -105,14 +116,14 @@ const budgetTwin = "CTX_BUDGET is the twin of both ctx-summarize --budget (fit t
 // Budget reads --budget and --window: the budget in tokens (0: none) and
 // the window it may be a share of. An empty CTX_WINDOW is the default.
 func (e *Env) Budget() (budget, window int, err error) {
-	window, err = TokenAmount("window", e.String("window"), 0)
-	if e.String("window") == "" {
+	window, err = TokenAmount(windowName, e.String(windowName), 0)
+	if e.String(windowName) == "" {
 		window = defaultWindow
 	}
 	if err != nil {
 		return 0, 0, err
 	}
-	budget, err = TokenAmount("budget", e.String("budget"), window)
+	budget, err = TokenAmount(budgetName, e.String(budgetName), window)
 	return budget, window, err
 }
 

@@ -22,8 +22,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/ctxkit/ctxkit/internal/llm"
-	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/llmtest"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 func TestMain(m *testing.M) {

@@ -18,7 +18,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/commands/loopscmd"
 	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/truncatecmd"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 // oneLine is a JSON document on one line, for --each-line input; "" for a

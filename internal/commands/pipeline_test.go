@@ -14,12 +14,12 @@ import (
 	"github.com/ctxkit/ctxkit/internal/commands/dedupecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/truncatecmd"
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 type filterStep struct {

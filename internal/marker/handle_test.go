@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
 )
 
 // TestCitesHandle: with an archive, every summary cites the handle of the

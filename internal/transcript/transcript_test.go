@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 

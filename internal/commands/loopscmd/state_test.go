@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/loops"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // TestSessionStepsIncremental grows every JSONL transcript of the corpus

@@ -41,4 +41,3 @@ func FuzzParseAge(f *testing.F) {
 		}
 	})
 }
-

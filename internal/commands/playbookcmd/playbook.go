@@ -48,8 +48,7 @@ EXAMPLES:
 var (
 	similarityFlag = &ucli.Float64Flag{Name: "similarity", Value: playbook.DefaultSimilarity, EnvVars: []string{"CTX_SIMILARITY"},
 		Usage: "two strategies of a category are one when their words (less small words like a, the, to) overlap this much, `0-1` (Jaccard); above 1: only the same words"}
-	statsFlag = &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"},
-		Usage: "print one line to stderr saying what changed"}
+	statsFlag = cli.StatsFlagOf("print one line to stderr saying what changed")
 )
 
 // similarity is --similarity, checked.

@@ -10,7 +10,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
