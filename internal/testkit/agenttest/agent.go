@@ -42,7 +42,9 @@ func CacheDir() (string, error) { return userdir.CacheDir("CTX_AGENTS_DIR", "age
 
 // Install returns the path of the agent's command, installing the pinned
 // version into the cache directory first when it is not there. It skips the
-// test unless the tests are enabled, and where node or npm is missing.
+// test unless the tests are enabled (CTX_E2E=1); once they are, a missing
+// node or npm fails it: a run that asked for the real agents and ran none
+// must not pass.
 func (a Agent) Install(t testing.TB) string {
 	t.Helper()
 	if !Enabled() {
@@ -50,7 +52,7 @@ func (a Agent) Install(t testing.TB) string {
 	}
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s %s needs %s, which is not on the PATH", a.Package, a.Version, tool)
+			t.Fatalf("CTX_E2E=1, and %s %s needs %s, which is not on the PATH (install Node.js and npm)", a.Package, a.Version, tool)
 		}
 	}
 	cache, err := CacheDir()

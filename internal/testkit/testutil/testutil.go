@@ -73,7 +73,8 @@ func CorpusDir(t testing.TB) string {
 }
 
 // CorpusFiles lists every transcript of the corpus, sorted. It skips the test
-// when the corpus is absent or empty (a user's clone has none).
+// when the corpus is absent or empty (a user's clone has none), unless the
+// corpus is required (RequireCorpus): then the test fails.
 func CorpusFiles(t testing.TB) []string {
 	t.Helper()
 	files := CorpusIfPresent(t)
@@ -83,10 +84,27 @@ func CorpusFiles(t testing.TB) []string {
 	return files
 }
 
+// RequireCorpus reports whether the tests must have the corpus: with
+// CTX_REQUIRE_CORPUS=1 (CI's pass over the corpus sets it), a test that
+// would skip for want of it fails instead, so that a green run cannot hide
+// that nothing real ran.
+func RequireCorpus() bool { return os.Getenv("CTX_REQUIRE_CORPUS") == "1" }
+
 // CorpusIfPresent lists every transcript of the corpus, sorted, and none when
 // the corpus is absent or empty: for the tests that check the in-repo
-// fixtures and add the corpus where there is one.
+// fixtures and add the corpus where there is one. When the corpus is
+// required (RequireCorpus), its absence fails the test.
 func CorpusIfPresent(t testing.TB) []string {
+	t.Helper()
+	files := corpusFiles(t)
+	if len(files) == 0 && RequireCorpus() {
+		t.Fatalf("CTX_REQUIRE_CORPUS=1, and there is no corpus of real transcripts at %s (set CTX_CORPUS to the directory that has it)", CorpusDir(t))
+	}
+	return files
+}
+
+// corpusFiles lists the transcripts under CorpusDir, none when it is absent.
+func corpusFiles(t testing.TB) []string {
 	t.Helper()
 	dir := CorpusDir(t)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
