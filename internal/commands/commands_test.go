@@ -351,3 +351,39 @@ func TestEveryPatternCompiles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTableIsEveryBinary: the table lists every binary of cmd/ and no
+// other, each main runs its own command, and no two commands share a name.
+func TestTableIsEveryBinary(t *testing.T) {
+	root := testutil.Root(t)
+	dirs, err := filepath.Glob(filepath.Join(root, "cmd", "ctx-*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no binaries under cmd/: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, c := range All {
+		if seen[c.Name] {
+			t.Errorf("%s is in the table twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		if !seen[name] {
+			t.Errorf("cmd/%s is not in the table", name)
+			continue
+		}
+		delete(seen, name)
+		main, err := os.ReadFile(filepath.Join(dir, "main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := strings.TrimPrefix(name, "ctx-") + "cmd"
+		if !strings.Contains(string(main), "internal/commands/"+pkg+`"`) || !strings.Contains(string(main), "cli.Main("+pkg+".Command,") {
+			t.Errorf("cmd/%s/main.go does not run %s.Command", name, pkg)
+		}
+	}
+	for name := range seen {
+		t.Errorf("%s is in the table but has no cmd/%s", name, name)
+	}
+}

@@ -1,6 +1,6 @@
 // Package hook reads the payloads that Claude Code and Codex CLI send their
 // hooks on stdin and writes the answers each documents. It is pure: the
-// caller (internal/cli) reads stdin and writes stdout. Payloads are read
+// caller (internal/cli's Hook) reads stdin and writes stdout. Payloads are read
 // tolerantly: unknown fields are ignored and a field of an unexpected type
 // reads as empty, since the agents add fields from version to version.
 package hook

@@ -247,7 +247,7 @@ func dedupeTable(t *testing.T, files []file) string {
 // modelCostTable: what ctx-summarize --llm asks a model about each session,
 // with the defaults and lowered (--protect-calls 3 --min-savings 0): the
 // results it asks about, the requests (a prompt that several results share
-// is sent once, as internal/cli sends it) and their prompt tokens as
+// is sent once, as ctx-summarize sends it) and their prompt tokens as
 // o200k_base counts them (a server's tokenizer differs somewhat).
 func modelCostTable(t *testing.T, files []file) string {
 	var tb table
