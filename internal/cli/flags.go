@@ -64,12 +64,12 @@ func JSONFlag(usage string) *ucli.BoolFlag {
 	return &ucli.BoolFlag{Name: "json", EnvVars: []string{"CTX_JSON"}, Usage: usage}
 }
 
-// SinceFlag and UntilFlag are --since and --until, a span of time (TimesHelp).
+// SinceFlag is --since, the start of a span of time (TimesHelp).
 func SinceFlag(usage string) *ucli.StringFlag {
 	return &ucli.StringFlag{Name: "since", EnvVars: []string{"CTX_SINCE"}, Usage: usage}
 }
 
-// UntilFlag: see SinceFlag.
+// UntilFlag is --until, the end of a span of time (see SinceFlag).
 func UntilFlag(usage string) *ucli.StringFlag {
 	return &ucli.StringFlag{Name: "until", EnvVars: []string{"CTX_UNTIL"}, Usage: usage}
 }
