@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -181,10 +182,14 @@ func (e *Env) ReadFile(name string) (Input, error) {
 // in the fresh memory each time: 2.5 times as slow as a file.
 func readAll(r io.Reader) ([]byte, error) {
 	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		st, err := f.Stat()
+		if err == nil && st.Mode().IsRegular() {
 			if off, err := f.Seek(0, io.SeekCurrent); err == nil && st.Size() >= off {
 				return readSized(f, st.Size()-off)
 			}
+		}
+		if err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+			widenPipe(f)
 		}
 	}
 	var chunks [][]byte
@@ -210,8 +215,18 @@ func readAll(r io.Reader) ([]byte, error) {
 	for _, c := range chunks {
 		data = append(data, c...)
 	}
+	if total > collectAbove {
+		// The chunks are garbage now, as large as the input: collect them
+		// before the parse allocates, which then reuses their memory, so
+		// that a pipe's peak is a file's.
+		chunks = nil
+		runtime.GC()
+	}
 	return data, nil
 }
+
+// collectAbove is the size of input past which readAll collects its chunks.
+const collectAbove = 32 << 20
 
 // The chunks of a pipe read whole: small for the short inputs of hooks and
 // tests, large for the hundreds of megabytes of a corpus.
