@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 
+	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/hook"
+	ucli "github.com/urfave/cli/v2"
 )
 
 // Handler answers one hook payload; a nil Answer lets the call go on
@@ -43,6 +46,7 @@ func (e *Env) Hook(handle Handler) (err error) {
 		e.hookError(err)
 		return nil
 	}
+	e.archiveByDefault()
 	answer, err := handle(agent, p)
 	if err != nil {
 		e.hookError(err)
@@ -63,4 +67,17 @@ func (e *Env) hookError(err error) {
 // error ends with status 1 and not 2, which an agent reads as "block".
 func inHook(args []string) bool {
 	return onCommandLine(args, HookFlag.Name) || os.Getenv(HookFlag.EnvVars[0]) != ""
+}
+
+// archiveByDefault makes a hook keep what it replaces in the default
+// archive, the one ctx-recall and its MCP server read, unless --archive or
+// CTX_ARCHIVE names another (or none, given empty): inside an agent, recall
+// works with no setup. The filters on files archive only when told to.
+func (e *Env) archiveByDefault() {
+	if !slices.Contains(e.App.Flags, ucli.Flag(ArchiveFlag)) || e.IsSet(ArchiveFlag.Name) {
+		return
+	}
+	if path, err := archive.DefaultPath(); err == nil {
+		_ = e.Set(ArchiveFlag.Name, path)
+	}
 }

@@ -3,6 +3,7 @@ package truncatecmd
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,89 @@ func TestTruncateHookArchives(t *testing.T) {
 				t.Errorf("a filter over the session file cites %q, want %q", h, id)
 			}
 		})
+	}
+}
+
+// testLog is a long test log with three failures in its middle and a
+// summary at its end, as a pytest run prints it.
+func testLog(lines int) string {
+	var b strings.Builder
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&b, "tests/test_app.py::test_%04d PASSED %s\n", i, strings.Repeat("·", 40))
+		if i == lines/3 || i == lines/2 || i == 2*lines/3 {
+			fmt.Fprintf(&b, "FAILED tests/test_app.py::test_%04d - AssertionError: expected 200, got 500\n", i)
+		}
+	}
+	fmt.Fprintf(&b, "=== 3 failed, %d passed in 12.34s ===\n", lines-3)
+	return b.String()
+}
+
+// TestHookPersisted: an output that Claude Code kept in a file (over about
+// 30,000 chars: stdout holds its first 30,000, persistedOutputPath the
+// whole) is read from the file and cut like any other: the model gets the
+// failure lines of the middle and the summary at the end, not Claude
+// Code's preview; the answer has no persisted fields; the archive gives
+// back the file's bytes, the last newline too. A path outside the session's
+// directory, or a file of another size, is not read.
+func TestHookPersisted(t *testing.T) {
+	dir := t.TempDir()
+	transcript := filepath.Join(dir, "projects", "-home-dev-app", "s-1.jsonl")
+	full := testLog(600)
+	if len(full) < 40000 {
+		t.Fatalf("the log has %d chars, want 40,000 or more", len(full))
+	}
+	persisted := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results", "toolu_01PersistedOutput0001.txt")
+	outside := filepath.Join(dir, "elsewhere.txt")
+	for path, data := range map[string]string{persisted: full, outside: full} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	payload := func(path string, size int) string {
+		p, _ := sjson.Set(`{"session_id":"s-1","cwd":"/home/dev/app","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_01PersistedOutput0001","tool_input":{"command":"pytest"},"tool_response":{"stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}}`, "transcript_path", transcript)
+		p, _ = sjson.Set(p, "tool_response.stdout", full[:30000])
+		p, _ = sjson.Set(p, "tool_response.persistedOutputPath", path)
+		p, _ = sjson.Set(p, "tool_response.persistedOutputSize", size)
+		return p
+	}
+	db := filepath.Join(dir, "archive.db")
+	run := func(payload string) (string, string) {
+		var stdout, stderr bytes.Buffer
+		if code := cli.Run(Command, []string{Command.Name, "--hook", "claude-code", "--archive", db}, strings.NewReader(payload), &stdout, &stderr); code != cli.ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	out, errs := run(payload(persisted, len(full)))
+	answer := gjson.Get(out, "hookSpecificOutput.updatedToolOutput")
+	got := answer.Get("stdout").Str
+	if errs != "" || answer.Get("persistedOutputPath").Exists() || answer.Get("persistedOutputSize").Exists() {
+		t.Errorf("stderr %q; the answer keeps the persisted fields: %s", errs, answer.Raw[:min(200, len(answer.Raw))])
+	}
+	for _, want := range []string{"FAILED tests/test_app.py::test_0200", "FAILED tests/test_app.py::test_0300", "FAILED tests/test_app.py::test_0400", "=== 3 failed, 597 passed in 12.34s ==="} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the model does not get %q:\n%s", want, got)
+		}
+	}
+	handle := marker.CitedCut(got)
+	if handle != "toolu_01PersistedOutput0001" || len(got) > 10000 {
+		t.Errorf("the cut (%d chars) cites %q", len(got), handle)
+	}
+	a, err := archive.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rec, err := a.Get(handle, "")
+	if err != nil || *rec.Output != full {
+		t.Errorf("ctx-recall %s: %v, %d bytes, want the file's %d", handle, err, len(*rec.Output), len(full))
+	}
+	for name, p := range map[string]string{"outside the session": payload(outside, len(full)), "another size": payload(persisted, len(full)+1)} {
+		if out, errs := run(p); out != "" || !strings.Contains(errs, "the agent goes on as if the hook were not there") {
+			t.Errorf("%s: answered %.200q, stderr %q; want no answer and one line", name, out, errs)
+		}
 	}
 }
