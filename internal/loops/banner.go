@@ -113,13 +113,15 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 }
 
 // DenyReason tells the model what failed, how often, and what to do
-// instead. The loop holds the call about to be made as its last step. No
-// final period: Codex adds its own text after the reason.
+// instead. The loop holds the call about to be made as its last step. The
+// call is quoted as it was made (its white space too: a command that
+// differs in it differs), clipped. No final period: Codex adds its own text
+// after the reason.
 func DenyReason(l Loop, next Step) string {
 	before := textfmt.Int(len(l.Steps) - 1)
 	what := next.Tool
 	if next.What != "" {
-		what += " (" + textfmt.Clip(strings.Join(strings.Fields(next.What), " "), 120) + ")"
+		what += " (" + textfmt.Clip(next.What, 200) + ")"
 	}
 	errText := ""
 	if l.Error != "" {
