@@ -159,7 +159,7 @@ func TestRereadPointer(t *testing.T) {
 	if !strings.Contains(results[0], "line of the config file") {
 		t.Errorf("the first read: %q", results[0])
 	}
-	if want := "[ctx-dedupe] Re-read of config.txt (2,400 chars, 50 lines): identical to the result of call toolu_e2e_00 above"; !strings.Contains(results[2], want) {
+	if want := "[ctx-dedupe] Re-read of config.txt (2,400 chars, 50 lines): identical to the result of call " + agenttest.ToolUseID(0) + " above"; !strings.Contains(results[2], want) {
 		t.Errorf("the re-read: the model saw %q, want %q", results[2], want)
 	}
 	everyTool(t, tools(t), run.Transcript(t))

@@ -116,6 +116,11 @@ type Session struct {
 	Args []string
 	// Config is TOML added to Codex's config.toml ([mcp_servers.NAME]).
 	Config string
+	// AllowedTools, when set, runs Claude Code with permissions asked as a
+	// user's session asks them: these tools allowed on the command line
+	// (--allowedTools), the rest as the settings say, instead of
+	// --dangerously-skip-permissions.
+	AllowedTools []string
 }
 
 // Run runs the agent headless on the session's prompt against the scripted
@@ -136,14 +141,21 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 			t.Fatal(err)
 		}
 	}
-	env := append(os.Environ(), "HOME="+r.Home, "NO_COLOR=1")
+	// A new user's home: the hooks' default archive, and the MCP server's,
+	// are in its data directory.
+	env := append(os.Environ(), "HOME="+r.Home, "NO_COLOR=1", "XDG_DATA_HOME="+filepath.Join(r.Home, ".local", "share"),
+		"XDG_CACHE_HOME="+filepath.Join(r.Home, ".cache"))
 	var args []string
 	switch a.Name {
 	case ClaudeCode.Name:
 		env = append(env, "ANTHROPIC_BASE_URL="+s.Server.URL, "ANTHROPIC_API_KEY=test-key",
 			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			"IS_SANDBOX=1") // bypassing permissions as root needs it
-		args = append([]string{"--output-format", "json", "--dangerously-skip-permissions"}, s.Args...)
+		args = []string{"--output-format", "json", "--dangerously-skip-permissions"}
+		if s.AllowedTools != nil {
+			args = []string{"--output-format", "json", "--allowedTools", strings.Join(s.AllowedTools, ",")}
+		}
+		args = append(args, s.Args...)
 		args = append(args, "-p", s.Prompt)
 		a.writeConfig(t, filepath.Join(r.Home, ".claude", "settings.json"), s.Hooks)
 	case Codex.Name:
@@ -156,7 +168,7 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 		if bytes.HasPrefix(bytes.TrimSpace(s.Hooks), []byte("{")) {
 			a.writeConfig(t, filepath.Join(codexHome, "hooks.json"), s.Hooks)
 		} else {
-			config += "\n" + string(s.Hooks)
+			config = joinTOML(config, string(s.Hooks))
 		}
 		a.writeConfig(t, filepath.Join(codexHome, "config.toml"), []byte(config))
 	default:
@@ -188,6 +200,29 @@ func (a Agent) writeConfig(t testing.TB, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// joinTOML joins two TOML documents: the keys before the first table of
+// each, then the tables of each. A key after a table header belongs to
+// that table, so a user's config.toml with tables takes the example's
+// top-level keys (tool_output_token_limit) above them.
+func joinTOML(a, b string) string {
+	root := func(s string) (string, string) {
+		for off := 0; off < len(s); {
+			line := s[off:]
+			if i := strings.IndexByte(line, '\n'); i >= 0 {
+				line = line[:i+1]
+			}
+			if strings.HasPrefix(strings.TrimSpace(line), "[") {
+				return s[:off], s[off:]
+			}
+			off += len(line)
+		}
+		return s, ""
+	}
+	ra, ta := root(a)
+	rb, tb := root(b)
+	return ra + "\n" + rb + "\n" + ta + "\n" + tb
 }
 
 // codexConfig points Codex at the scripted server, with no retries so that

@@ -63,6 +63,15 @@ func NewServer(script []Turn) (*Server, error) {
 	return s, nil
 }
 
+// ToolUseID is the id of the n-th tool call (from 0) a Claude Code session
+// gets, and CallID a Codex session's: as long as the agents' own, so that
+// the archive keys an output by it (marker.Identifies).
+func ToolUseID(n int) string { return fmt.Sprintf("toolu_e2e_%014d", n) }
+
+// CallID is the id of the n-th call (from 0) a Codex session gets (see
+// ToolUseID).
+func CallID(n int) string { return fmt.Sprintf("call_e2e_%015d", n) }
+
 // Close stops the server.
 func (s *Server) Close() error { return s.srv.Close() }
 
@@ -162,7 +171,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		stop = "tool_use"
 		input, _ := json.Marshal(turn.Input)
 		sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e_%02d", n), "name": turn.Tool, "input": map[string]any{}}})
+			"content_block": map[string]any{"type": "tool_use", "id": ToolUseID(n), "name": turn.Tool, "input": map[string]any{}}})
 		// The input arrives in pieces, as a real stream splits it.
 		half := len(input) / 2
 		for _, part := range []string{string(input[:half]), string(input[half:])} {
@@ -203,7 +212,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	var item map[string]any
 	if turn.Tool != "" {
 		args, _ := json.Marshal(turn.Input)
-		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%02d", n), "call_id": fmt.Sprintf("call_e2e_%02d", n),
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_e2e_%02d", n), "call_id": CallID(n),
 			"name": turn.Tool, "arguments": string(args), "status": "completed"}
 		if turn.Namespace != "" {
 			item["namespace"] = turn.Namespace

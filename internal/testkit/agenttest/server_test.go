@@ -113,3 +113,11 @@ func TestResponses(t *testing.T) {
 		t.Errorf("ToolResults %q", got)
 	}
 }
+
+func TestJoinTOML(t *testing.T) {
+	got := joinTOML("model = \"m\"\n\n[providers.x]\nurl = \"u\"\n", "# hooks\nlimit = 1\n\n[[hooks.A]]\nmatcher = \"*\"\n")
+	want := "model = \"m\"\n\n\n# hooks\nlimit = 1\n\n\n[providers.x]\nurl = \"u\"\n\n[[hooks.A]]\nmatcher = \"*\"\n"
+	if got != want {
+		t.Errorf("joinTOML:\n%s\nwant\n%s", got, want)
+	}
+}
