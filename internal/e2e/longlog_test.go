@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -107,5 +108,39 @@ func TestLongLogClaudeCode(t *testing.T) {
 			}
 			everyTool(t, tools(t), run.Transcript(t))
 		})
+	}
+}
+
+// TestLongRecallCodex: Codex with the example config.toml pasted unchanged
+// (its MCP server and its output limit) gets a 38,000-char archived output
+// back whole through memory_query: without the example's
+// tool_output_token_limit it cuts such an answer to some 12,000 chars.
+func TestLongRecallCodex(t *testing.T) {
+	exe := agenttest.Codex.Install(t)
+	_, output := testLogCommand(0)
+	home := t.TempDir() // the archive of a new user's home, as the hooks and filters write it
+	session, _ := json.Marshal(map[string]any{"role": "user", "content": "run the tests"})
+	call, _ := json.Marshal(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+		"id": "call_01LongRecallLongRecall", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"command":"pytest"}`}}}})
+	result, _ := json.Marshal(map[string]any{"role": "tool", "tool_call_id": "call_01LongRecallLongRecall", "content": output})
+	archive := exec.Command(filepath.Join(tools(t), "ctx-archive"))
+	archive.Stdin = strings.NewReader("[" + string(session) + "," + string(call) + "," + string(result) + "]")
+	archive.Env = append(os.Environ(), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "CTX_ARCHIVE=")
+	if out, err := archive.CombinedOutput(); err != nil {
+		t.Fatalf("ctx-archive: %v: %s", err, out)
+	}
+	srv := server(t, []agenttest.Turn{
+		{Namespace: "mcp__ctx_recall", Tool: "memory_query", Input: map[string]any{"id": "call_01LongRecallLongRecall"}},
+		{Text: "Found it."},
+	})
+	agenttest.Codex.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Get the whole test log back.",
+		Hooks: example(t, "codex/config.toml"), Env: append(hookEnv(t), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share")),
+		Home: home})
+	results := srv.ToolResults()
+	if len(results) != 1 {
+		t.Fatalf("the model saw %d tool results, want 1", len(results))
+	}
+	if _, got, _ := strings.Cut(results[0], "\nOutput:\n"); got != output {
+		t.Errorf("memory_query through Codex gave %d chars, want the %d archived, whole:\n%.300q", len(got), len(output), results[0][max(0, len(results[0])-300):])
 	}
 }

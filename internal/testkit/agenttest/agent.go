@@ -116,6 +116,9 @@ type Session struct {
 	Args []string
 	// Config is TOML added to Codex's config.toml ([mcp_servers.NAME]).
 	Config string
+	// Home is the HOME the agent runs in (CODEX_HOME under it); a new
+	// temporary one when empty.
+	Home string
 	// AllowedTools, when set, runs Claude Code with permissions asked as a
 	// user's session asks them: these tools allowed on the command line
 	// (--allowedTools), the rest as the settings say, instead of
@@ -128,7 +131,10 @@ type Session struct {
 // printed. A run that fails fails the test.
 func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 	t.Helper()
-	r := &Run{Home: t.TempDir(), Dir: s.Dir}
+	r := &Run{Home: s.Home, Dir: s.Dir}
+	if r.Home == "" {
+		r.Home = t.TempDir()
+	}
 	if r.Dir == "" {
 		r.Dir = t.TempDir()
 	}
