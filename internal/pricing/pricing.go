@@ -236,7 +236,7 @@ var (
 // us.anthropic.), a date, a Vertex @version, Bedrock's -v1:0, a context
 // tag such as [1m], or -latest.
 func Normalize(model string) string {
-	s := strings.ToLower(strings.TrimSpace(model))
+	s := strings.ToLower(model)
 	for { // until nothing is left to strip: a normalized name normalizes to itself
 		n := normalizeOnce(s)
 		if n == s {
@@ -247,6 +247,7 @@ func Normalize(model string) string {
 }
 
 func normalizeOnce(s string) string {
+	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '/'); i >= 0 {
 		s = s[i+1:]
 	}
