@@ -75,7 +75,7 @@ func TestLookup(t *testing.T) {
 		{"deepseek/deepseek-chat", "deepseek-v4-flash"},
 		{"deepseek-reasoner", "deepseek-v4-flash"},
 		{"gpt-6-sol", "gpt-6-sol"},
-		{"gpt-5.9", ""},          // a version the table does not hold
+		{"gpt-5.9", ""},              // a version the table does not hold
 		{"gpt-5.5-turbo", "gpt-5.5"}, // a variant of one it does
 		{"llama-3-70b", ""},
 		{"", ""},
