@@ -93,7 +93,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	}
 	var todo []*transcript.Result
 	for i, r := range t.Results {
-		if f.inScope(r) && !refs[r.CallID] && !latest[i] && !r.HasPrefix("[ctx-") {
+		if f.InScope(r) && !refs[r.CallID] && !latest[i] && !r.HasPrefix("[ctx-") {
 			todo = append(todo, r)
 		}
 	}
@@ -169,11 +169,11 @@ func cutAll(t *transcript.Transcript, rs []*transcript.Result, opts Options) []c
 	return out
 }
 
-// inScope reports whether a result is one the options cut: by default the
+// InScope reports whether a result is one the options cut: by default the
 // results of shell tools (a call with a command line, or of a shell tool);
 // with names, those of the named tools; with all, every result. Results of
 // edits and writes are never cut: they are the record of a change.
-func (f *Filter) inScope(r *transcript.Result) bool {
+func (f *Filter) InScope(r *transcript.Result) bool {
 	c := r.Call
 	if c == nil {
 		return f.opts.All
