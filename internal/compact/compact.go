@@ -116,7 +116,7 @@ type Filter struct {
 	cut    *truncate.Filter // its scope, when Cut is set
 	// cutRules are Cut's rules, counting with Counter.
 	cutRules truncate.Rules
-	sum    Summarizer
+	sum      Summarizer
 }
 
 // New checks the options once.
