@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ctxkit/ctxkit/internal/dedupe"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/stats"
@@ -99,7 +100,7 @@ type Options struct {
 // The defaults, chosen by replaying the corpus (docs/performance.md).
 const (
 	DefaultWindow  = 1
-	DefaultHorizon = 1.0
+	DefaultHorizon = 4.0
 )
 
 // Defaults are ctx-compact's defaults, counting with ctr.
@@ -113,6 +114,7 @@ func Defaults(ctr tokens.Counter) Options {
 type Filter struct {
 	opts   Options
 	prices *pricing.Table
+	dedupe *dedupe.Filter   // the first-read rule, when Dedupe is set
 	cut    *truncate.Filter // its scope, when Cut is set
 	// cutRules are Cut's rules, counting with Counter.
 	cutRules truncate.Rules
@@ -124,7 +126,7 @@ func New(opts Options) (*Filter, error) {
 	switch {
 	case opts.Counter == nil:
 		return nil, errors.New("compact: no token counter")
-	case opts.Window < 0:
+	case opts.Window < 1:
 		return nil, fmt.Errorf("window must be 1 or more (the results the model has not answered yet stay whole), not %d", opts.Window)
 	case !(opts.Horizon >= 0) || opts.Horizon > 1000:
 		return nil, fmt.Errorf("horizon must be between 0 and 1000, not %v", opts.Horizon)
@@ -135,6 +137,13 @@ func New(opts Options) (*Filter, error) {
 	}
 	if f.sum == nil {
 		f.sum = RuleSummaries
+	}
+	if opts.Dedupe {
+		d, err := dedupe.New(dedupe.Options{Keep: dedupe.KeepFirst, MaxReads: dedupe.DefaultMaxReads, Counter: opts.Counter, Handle: opts.Handle})
+		if err != nil {
+			return nil, err
+		}
+		f.dedupe = d
 	}
 	if opts.Cut != nil {
 		rules := *opts.Cut
@@ -211,7 +220,7 @@ func (c counts) String() string {
 		parts = append(parts, textfmt.Int(c.summarized)+" summarized once used")
 	}
 	if c.stubbed > 0 {
-		parts = append(parts, textfmt.Plural(c.stubbed, "edit", "edits")+" sent without the text they changed")
+		parts = append(parts, textfmt.Int(c.stubbed)+" edits' arguments sent without the text they changed")
 	}
 	s := ""
 	for i, p := range parts {

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"github.com/ctxkit/ctxkit/internal/dedupe"
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -59,6 +60,8 @@ type Loop struct {
 	tally  stats.Tally
 	msgs   fenwick.Tree // the tokens each message is sent in
 	units  []*unit      // in the order they arrived
+	byRes  []*unit      // by result index, once arrived
+	reads  *dedupe.Arrivals
 	starts []bool       // by message index: a model turn starts there
 	byID   map[string]*unit
 	rates  map[string]pricing.Rates
@@ -81,6 +84,10 @@ func (f *Filter) Start(t *transcript.Transcript) *Loop {
 		l.handle = func(r *transcript.Result) string { return f.opts.Handle(t, r) }
 	}
 	l.sum = f.sum(t.Cwd, l.handle)
+	l.byRes = make([]*unit, len(t.Results))
+	if f.dedupe != nil {
+		l.reads = f.dedupe.Arrivals(t)
+	}
 	tokens := make([]int, len(t.Messages))
 	for i, m := range t.Messages {
 		for _, b := range l.tally.Blocks[i] {
@@ -138,6 +145,7 @@ func (l *Loop) take(m *transcript.Message) {
 	}
 	for _, r := range m.Results {
 		u := l.arriveResult(r)
+		l.byRes[r.Index] = u
 		if r.CallID != "" {
 			l.byID[r.CallID] = u
 		}
@@ -183,7 +191,17 @@ func (l *Loop) arriveResult(r *transcript.Result) *unit {
 		u.own, u.tried = true, true
 		u.summary, u.sumTokens = text, u.tokens
 		l.resize(u, tokens)
+		if l.reads != nil {
+			l.reads.Replaced(r)
+		}
 		return u
+	}
+	if l.reads != nil {
+		if c, ok := l.reads.Next(r, l.whole); ok {
+			l.set(u, formPointer, c.Text, l.f.opts.Counter.Count(c.Text)+stats.ImageTokens(r))
+			l.byRes[c.Base.Index].pinned = true
+			return u
+		}
 	}
 	if r.HasPrefix("[ctx-") && marker.Is(text, "") {
 		u.form = formFixed
@@ -205,6 +223,13 @@ func (l *Loop) arriveResult(r *transcript.Result) *unit {
 		}
 	}
 	return u
+}
+
+// whole reports whether a result that arrived is sent as the tool wrote
+// it: a pointer may point at it.
+func (l *Loop) whole(r *transcript.Result) bool {
+	u := l.byRes[r.Index]
+	return u != nil && u.form == formWhole && !u.own
 }
 
 // decide decides what the request whose history ends before message n

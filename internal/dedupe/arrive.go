@@ -51,3 +51,29 @@ func (ar *Arrivals) Next(r *transcript.Result, whole func(*transcript.Result) bo
 	}
 	return a.plan.Changes[n], true
 }
+
+// Replaced takes r, a read that arrives already replaced by the loop (its
+// own summary, in a history it compacted before) where Next once kept it
+// whole: it is no base, but the nearest read of its range, as it was
+// then, so that the reads after it are decided as they were.
+func (ar *Arrivals) Replaced(r *transcript.Result) {
+	c := r.Call
+	if c != nil {
+		ar.a.ids[c.ID]++
+	}
+	if c == nil || c.Kind != tools.Read || c.Continues != nil {
+		return
+	}
+	file := c.Args.File(ar.a.t.Cwd)
+	if file == "" {
+		return
+	}
+	w := ar.walks[file]
+	if w == nil {
+		w = newWalk(file)
+		ar.walks[file] = w
+	}
+	x := &fileRead{r: r, rng: c.Args.Range}
+	w.kept = append(w.kept, x)
+	w.nearest[x.rng] = x
+}
