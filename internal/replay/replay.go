@@ -24,6 +24,8 @@
 package replay
 
 import (
+	"encoding/json"
+
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/stats"
@@ -81,14 +83,36 @@ type Run struct {
 type Session struct {
 	File   string `json:"file,omitempty"`
 	Format string `json:"format"`
-	// Model is the model most requests were priced as; Known says the
-	// price table knows it (else it is the format's default's price).
+	// Model is the model that answered most requests, as the transcript
+	// names it (the format's default when it names none); Known says the
+	// price table knows it, else it was priced as the format's default
+	// (pricing.DefaultModel).
 	Model string `json:"model"`
 	Known bool   `json:"model_known"`
 	// Tokens is the whole history's tokens, as ctx-count counts them.
 	Tokens    int  `json:"history_tokens"`
 	AsIs      Run  `json:"as_is"`
 	Compacted *Run `json:"compacted,omitempty"`
+}
+
+// MarshalJSON writes the session with its ratios, compacted over as it
+// was, when it has a compacted run.
+func (s Session) MarshalJSON() ([]byte, error) {
+	type plain Session // without this method
+	type ratios struct {
+		Cost      float64 `json:"cost"`
+		InputCost float64 `json:"input_cost"`
+		Sent      float64 `json:"tokens_sent"`
+		Peak      float64 `json:"peak_context"`
+	}
+	out := struct {
+		plain
+		Ratios *ratios `json:"ratios,omitempty"`
+	}{plain: plain(s)}
+	if s.Compacted != nil {
+		out.Ratios = &ratios{Cost: s.Ratio(), InputCost: s.InputRatio(), Sent: s.SentRatio(), Peak: s.PeakRatio()}
+	}
+	return json.Marshal(out)
 }
 
 // Ratio is the compacted run's cost over the cost as it was (1 without a
@@ -187,7 +211,7 @@ func newPricer(t *transcript.Transcript, turns []transcript.Turn, opts Options) 
 		p, known := opts.Prices.For(model, t.Format)
 		pr.prices[i] = p
 		name := model
-		if !known {
+		if name == "" {
 			name = p.Model
 		}
 		count[name]++

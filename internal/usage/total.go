@@ -86,3 +86,15 @@ func Tally(records []Record, f transcript.Format, prices *pricing.Table, key fun
 	})
 	return rows
 }
+
+// HourCache reports whether a session's records show its cache writes
+// lasting an hour (Anthropic's 1-hour cache, which Claude Code uses) more
+// than five minutes: a replay of it should price its writes so.
+func HourCache(records []Record) bool {
+	var hour, five int64
+	for _, r := range records {
+		hour += r.Tokens.CacheWrite1h
+		five += r.Tokens.CacheWrite
+	}
+	return hour > five
+}

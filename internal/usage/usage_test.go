@@ -153,3 +153,11 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestHourCache: the writes that most records show decide.
+func TestHourCache(t *testing.T) {
+	recs := []Record{{Tokens: pricing.Tokens{CacheWrite1h: 10}}, {Tokens: pricing.Tokens{CacheWrite: 5}}}
+	if !HourCache(recs) || HourCache(recs[1:]) || HourCache(nil) {
+		t.Error("HourCache is wrong")
+	}
+}
