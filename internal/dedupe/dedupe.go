@@ -39,6 +39,11 @@ type Options struct {
 	AllTools bool
 	// KeepRecent is how many of the last tool results are never replaced.
 	KeepRecent int
+	// Within, when over 0, lets a result point only at a result at most
+	// this many results away from it: in a live loop's pipe, at one that
+	// a summary made Within+1 results later (ctx-summarize --loop) has not
+	// replaced yet. 0: at any.
+	Within int
 	// KeepMirrors leaves the copies of a replaced result's output that the
 	// format keeps beside it (Claude Code's toolUseResult) as they are;
 	// otherwise they get the marker line.
@@ -72,6 +77,8 @@ func New(opts Options) (*Filter, error) {
 		return nil, errors.New("max-reads must be 2 or more: the first and the last read of a file always stay whole")
 	case opts.KeepRecent < 0:
 		return nil, errors.New("keep-recent must be 0 or more")
+	case opts.Within < 0:
+		return nil, errors.New("within must be 0 or more")
 	case opts.Counter == nil:
 		return nil, errors.New("dedupe: no token counter")
 	case opts.Keep != "" && opts.Keep != KeepSeed && opts.Keep != KeepLatest && opts.Keep != KeepFirst:
@@ -315,6 +322,10 @@ func (a *apply) visit(w *walk, x *fileRead, latest bool, usable func(*fileRead) 
 		return false
 	}
 	text := x.r.Text()
+	if a.opts.Within > 0 {
+		outer := usable
+		usable = func(b *fileRead) bool { return a.near(x.r, b.r) && (outer == nil || outer(b)) }
+	}
 	if a.mayReplace(x.r) && a.reread(w.file, x, text, w.kept, w.byText[x.rng][text], w.nearest[x.rng], latest, usable) {
 		return true
 	}
@@ -442,7 +453,7 @@ func (a *apply) calls() {
 				continue
 			}
 			text := r.Text()
-			if base := byText[text]; base != nil && a.mayReplace(r) {
+			if base := byText[text]; base != nil && a.near(r, base) && a.mayReplace(r) {
 				if a.replace(r, Repeat, base, repeatLine(r.Call.Name, what(r.Call, a.t.Cwd), text, base.CallID, latest), "") {
 					continue
 				}
@@ -478,6 +489,12 @@ func (a *apply) skip(r *transcript.Result) bool {
 func nameable(id string) bool {
 	refs := marker.Refs(marker.Line(tool, "call "+id))
 	return len(refs) == 1 && refs[0] == id
+}
+
+// near reports whether r may point at base by Within.
+func (a *apply) near(r, base *transcript.Result) bool {
+	d := r.Index - base.Index
+	return a.opts.Within == 0 || -a.opts.Within <= d && d <= a.opts.Within
 }
 
 // mayReplace reports whether a result may be replaced at all: not one of the

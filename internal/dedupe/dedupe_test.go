@@ -499,6 +499,8 @@ func TestCoveredReads(t *testing.T) {
 		{"keep first: a diff, then a pointer to the first", []string{whole, sh("cat a.py", edited), whole}, first, "= d1 p1"},
 		{"keep first: covered, up", []string{whole, sh("sed -n '10,20p' a.py", span(10, 20))}, first, "= c1"},
 		{"keep first: a range read first stays whole", []string{sh("sed -n '10,20p' a.py", span(10, 20)), whole}, first, "= ="},
+		{"keep first, within 2: only at a near read", []string{whole, sh("ls", span(1, 3)), sh("ls -a", span(1, 4)), whole, whole}, func(o *Options) { o.Keep = KeepFirst; o.Within = 2 }, "= = = = p4"},
+		{"keep first, within 3", []string{whole, sh("ls", span(1, 3)), sh("ls -a", span(1, 4)), whole, whole}, func(o *Options) { o.Keep = KeepFirst; o.Within = 3 }, "= = = p1 ="},
 		{"keep first: repeated calls point up", []string{sh("git log", span(1, 40)), sh("git log", span(1, 40)), sh("git log", span(1, 40))}, func(o *Options) { o.Keep = KeepFirst; o.AllTools = true }, "= r1 r1"},
 	}
 	runFates(t, cases)
