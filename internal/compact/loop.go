@@ -62,7 +62,7 @@ type Loop struct {
 	units  []*unit      // in the order they arrived
 	byRes  []*unit      // by result index, once arrived
 	reads  *dedupe.Arrivals
-	starts []bool       // by message index: a model turn starts there
+	starts []bool // by message index: a model turn starts there
 	byID   map[string]*unit
 	rates  map[string]pricing.Rates
 
