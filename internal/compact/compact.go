@@ -57,6 +57,16 @@ func RuleSummaries(cwd string, handle func(*transcript.Result) string) summarize
 	return summarize.Rules{Cwd: cwd, Handle: handle}
 }
 
+// Clears are one-line clears (summarize.Clear): the tool, its target, how
+// it ended, the size removed, and the lines that say what went wrong;
+// smaller than summaries, and what ctx-compact --mode clear replaces old
+// results with.
+func Clears(ctr tokens.Counter) Summarizer {
+	return func(cwd string, handle func(*transcript.Result) string) summarize.Summarizer {
+		return summarize.Clear{Cwd: cwd, Handle: handle, Counter: ctr}
+	}
+}
+
 // Options are ctx-compact's settings. Defaults has the measured values.
 type Options struct {
 	Counter tokens.Counter
@@ -83,6 +93,9 @@ type Options struct {
 	// Dedupe makes a re-read that a whole read above shows the same a
 	// pointer up at it, on arrival.
 	Dedupe bool
+	// KeepEdits leaves edits and writes as they are: their arguments, and
+	// their results (which in Claude Code show a snippet of the file).
+	KeepEdits bool
 	// Summarizer makes the summaries; nil is RuleSummaries.
 	Summarizer Summarizer
 	// KeepMirrors leaves the copies of an output that a format keeps

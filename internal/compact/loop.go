@@ -90,15 +90,7 @@ func (f *Filter) Start(t *transcript.Transcript) *Loop {
 	}
 	tokens := make([]int, len(t.Messages))
 	for i, m := range t.Messages {
-		for _, b := range l.tally.Blocks[i] {
-			tokens[i] += b
-		}
-		for _, c := range m.Calls {
-			tokens[i] += l.tally.Calls[c.Index]
-		}
-		for _, r := range m.Results {
-			tokens[i] += l.tally.Results[r.Index]
-		}
+		tokens[i] = l.tally.Message(m)
 	}
 	l.msgs = fenwick.New(tokens)
 	for _, tn := range t.Turns() {
@@ -169,7 +161,7 @@ func (l *Loop) msgOf(u *unit) int {
 // arriveCall takes the arguments of an edit or a write, which may later
 // be sent without the text they changed; nil for any other call.
 func (l *Loop) arriveCall(c *transcript.Call) *unit {
-	if (c.Kind != tools.Edit && c.Kind != tools.Write) || !c.CanSetInput() {
+	if (c.Kind != tools.Edit && c.Kind != tools.Write) || !c.CanSetInput() || l.f.opts.KeepEdits {
 		return nil
 	}
 	u := &unit{c: c, tokens: l.tally.Calls[c.Index]}
@@ -280,7 +272,9 @@ func (l *Loop) candidate(u *unit, n int) bool {
 		case u.c != nil:
 			s, ok = l.stub(u)
 		case c.Kind == tools.Edit || c.Kind == tools.Write:
-			s, ok = editSummary(u.r, l.current(u), l.handle)
+			if !l.f.opts.KeepEdits {
+				s, ok = editSummary(u.r, l.current(u), l.handle)
+			}
 		default:
 			s, ok = l.sum.Summarize(c, l.current(u))
 		}

@@ -248,7 +248,7 @@ func (pr pricer) cost(i int, read, written, output int64) (total, input float64)
 func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv Advance, pr pricer, opts Options) Run {
 	msgTokens := make([]int, len(t.Messages))
 	for i, m := range t.Messages {
-		msgTokens[i] = messageTokens(tl, m)
+		msgTokens[i] = tl.Message(m)
 	}
 	sums := fenwick.New(msgTokens)
 	var r Run
@@ -305,27 +305,11 @@ func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv 
 	return r
 }
 
-// messageTokens is a message's tokens: its blocks, its calls' arguments,
-// its results.
-func messageTokens(tl stats.Tally, m *transcript.Message) int {
-	n := 0
-	for _, b := range tl.Blocks[m.Index] {
-		n += b
-	}
-	for _, c := range m.Calls {
-		n += tl.Calls[c.Index]
-	}
-	for _, r := range m.Results {
-		n += tl.Results[r.Index]
-	}
-	return n
-}
-
 // turnTokens is a turn's output: its messages' tokens.
 func turnTokens(tl stats.Tally, t *transcript.Transcript, tn transcript.Turn) int {
 	n := 0
 	for _, i := range tn.Messages {
-		n += messageTokens(tl, t.Messages[i])
+		n += tl.Message(t.Messages[i])
 	}
 	return n
 }
