@@ -55,7 +55,7 @@ var settings = map[string]func(*Options){
 	"window 3, nothing on arrival, edits whole, hour cache": func(o *Options) {
 		o.Window, o.Cut, o.Dedupe, o.KeepEdits, o.HourCache = 3, nil, false, true, true
 	},
-	"clears, archived": func(o *Options) { o.Summarizer, o.Handle = Clears(counter()), invariant.Handles },
+	"clears, archived":        func(o *Options) { o.Summarizer, o.Handle = Clears(counter()), invariant.Handles },
 	"horizon 0, keep mirrors": func(o *Options) { o.Horizon, o.KeepMirrors = 0, true },
 }
 

@@ -158,7 +158,9 @@ func candidates() []candidate {
 	sm, _ := summarize.New(summarize.Defaults(ctr))
 	first, _ := dedupe.New(dedupe.Options{Keep: dedupe.KeepFirst, Within: 2, MaxReads: dedupe.DefaultMaxReads, Counter: ctr})
 	loop, _ := summarize.New(summarize.Options{Mode: summarize.ModeSummary, Loop: 3, Counter: ctr})
-	step := func(f interface{ Apply(*transcript.Transcript) stats.Report }) func(*transcript.Transcript) {
+	step := func(f interface {
+		Apply(*transcript.Transcript) stats.Report
+	}) func(*transcript.Transcript) {
 		return func(tr *transcript.Transcript) { f.Apply(tr) }
 	}
 	never := 1 << 30
