@@ -213,7 +213,10 @@ func sessionTable(ss []replay.Session) string {
 		}
 		model := s.Model
 		if !s.Known {
-			model += " (priced as " + pricing.DefaultModel(transcript.Format(s.Format)) + ")"
+			if model == "" {
+				model = "none named"
+			}
+			model += ", priced as " + pricing.DefaultModel(transcript.Format(s.Format))
 		}
 		b.WriteString(row(s, name, model))
 	}

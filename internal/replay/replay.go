@@ -84,10 +84,10 @@ type Session struct {
 	File   string `json:"file,omitempty"`
 	Format string `json:"format"`
 	// Model is the model that answered most requests, as the transcript
-	// names it (the format's default when it names none); Known says the
-	// price table knows it, else it was priced as the format's default
+	// names it ("" when it names none); Known says the price table knows
+	// it, else it was priced as the format's default
 	// (pricing.DefaultModel).
-	Model string `json:"model"`
+	Model string `json:"model,omitempty"`
 	Known bool   `json:"model_known"`
 	// Tokens is the whole history's tokens, as ctx-count counts them.
 	Tokens    int  `json:"history_tokens"`
@@ -210,10 +210,7 @@ func newPricer(t *transcript.Transcript, turns []transcript.Turn, opts Options) 
 		}
 		p, known := opts.Prices.For(model, t.Format)
 		pr.prices[i] = p
-		name := model
-		if name == "" {
-			name = p.Model
-		}
+		name := model // "" when the transcript names none
 		count[name]++
 		knownOf[name] = known
 	}
@@ -224,8 +221,8 @@ func newPricer(t *transcript.Transcript, turns []transcript.Turn, opts Options) 
 	}
 	pr.known = knownOf[pr.model]
 	if len(turns) == 0 {
-		p, known := opts.Prices.For(opts.Model, t.Format)
-		pr.model, pr.known = p.Model, known
+		_, pr.known = opts.Prices.For(opts.Model, t.Format)
+		pr.model = opts.Model
 	}
 	return pr
 }
