@@ -197,6 +197,31 @@ func TestNumbers(t *testing.T) {
 	}
 	fmt.Print("### ctx-compact with its defaults, session by session\n\n", sessionTable(chosen))
 	fmt.Print("\n### The candidates\n\n", candidateTable(t, all))
+	fmt.Print("\n### What the sessions' own records say\n\n", recordedTable(all))
+}
+
+// recordedTable sets what a session's usage records say it cost
+// (internal/usage, ctx-count --cost) beside the replay as it was, without
+// a prefix and with one.
+func recordedTable(all []session) string {
+	var b strings.Builder
+	b.WriteString("| session | requests recorded | cache read | cache written | output | recorded bill | replay as it was | with a 20,000-token prefix |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range all {
+		recs := usage.Read(s.data, s.tr.Format)
+		if len(recs) == 0 {
+			continue
+		}
+		var tot usage.Total
+		for _, r := range usage.Tally(recs, s.tr.Format, pricing.Default(), func(usage.Record) string { return "" }, nil) {
+			tot = r.Total
+		}
+		tk := tot.Tokens
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | $%.3f | $%.3f | $%.3f |\n", s.name, textfmt.Int(tot.Requests),
+			textfmt.Int(int(tk.CacheRead)), textfmt.Int(int(tk.CacheWrite+tk.CacheWrite1h)), textfmt.Int(int(tk.Output)),
+			tot.Cost, s.replayed(nil, 0).AsIs.Cost, s.replayed(nil, 20000).AsIs.Cost)
+	}
+	return b.String()
 }
 
 // sessionTable is a row a session, then the totals.
