@@ -1,6 +1,8 @@
 package compact
 
 import (
+	"slices"
+
 	"github.com/ctxkit/ctxkit/internal/dedupe"
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -237,6 +239,8 @@ func (l *Loop) decide(n int) {
 			l.pending = append(l.pending, u)
 		}
 	}
+	// A pointer that arrived since may pin a pending unit: it stays.
+	l.pending = slices.DeleteFunc(l.pending, func(u *unit) bool { return u.pinned })
 	if best := l.best(n); best >= 0 {
 		for _, u := range l.pending[best:] {
 			l.replace(u)
