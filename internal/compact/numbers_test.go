@@ -288,7 +288,7 @@ func candidateTable(t *testing.T, all []session) string {
 	b.WriteString(" total | worst other | worst peak |\n|---|")
 	b.WriteString(strings.Repeat("---:|", len(big)+3) + "\n")
 	for _, c := range candidates() {
-		var bigs, others []replay.Session
+		var bigs []replay.Session
 		peak, worst := 0.0, 0.0
 		b.WriteString("| " + strings.ReplaceAll(c.name, "|", `\|`) + " |")
 		for _, s := range all {
@@ -298,7 +298,6 @@ func candidateTable(t *testing.T, all []session) string {
 				peak = max(peak, r.PeakRatio())
 				fmt.Fprintf(&b, " %.2f |", r.Ratio())
 			} else {
-				others = append(others, r)
 				worst = max(worst, r.Ratio())
 			}
 		}
