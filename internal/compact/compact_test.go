@@ -29,14 +29,7 @@ func filter(t testing.TB, opts Options) invariant.Filter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(in []byte) ([]byte, error) {
-		tr, err := transcript.Parse(in, transcript.Options{})
-		if err != nil {
-			return nil, err
-		}
-		f.Apply(tr)
-		return tr.Bytes(), nil
-	}
+	return invariant.Of(func(tr *transcript.Transcript) { f.Apply(tr) })
 }
 
 func read(t testing.TB, path string) []byte {

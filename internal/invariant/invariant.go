@@ -22,6 +22,19 @@ import (
 // Filter is a filter as the tests run it: input bytes to output bytes.
 type Filter func(in []byte) ([]byte, error)
 
+// Of is a filter's Apply as the checks run it: parse the input (its
+// format detected), apply, write.
+func Of(apply func(*transcript.Transcript)) Filter {
+	return func(in []byte) ([]byte, error) {
+		tr, err := transcript.Parse(in, transcript.Options{})
+		if err != nil {
+			return nil, err
+		}
+		apply(tr)
+		return tr.Bytes(), nil
+	}
+}
+
 // Check runs the filter on in and checks every invariant, returning the
 // output. t is a *testing.T or *testing.B.
 func Check(t interface {
