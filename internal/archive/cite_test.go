@@ -1,14 +1,13 @@
 package archive
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
@@ -21,33 +20,6 @@ func citedCuts() (cut, uncited string) {
 	r.Handle = "toolu_01CutXXXXXXXXXXXXXXXX"
 	cut, _ = truncate.Cut(long, r)
 	return cut, uncited
-}
-
-func TestCitation(t *testing.T) {
-	cut, uncited := citedCuts()
-	summary := marker.Cite(marker.Line("summarize", "Read a.go: 40 lines (400 chars)."), "toolu_01SumXXXXXXXXXXXXXXXX") + "\nline 1"
-	tr := transcripttest.Parse(t, []byte(`[
-{"role":"assistant","content":null,"tool_calls":[
- {"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_2","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_3","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_4","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_5","type":"function","function":{"name":"bash","arguments":"{}"}}]},
-{"role":"tool","tool_call_id":"call_1","content":"an output"},
-{"role":"tool","tool_call_id":"call_2","content":`+jsonString(summary)+`},
-{"role":"tool","tool_call_id":"call_3","content":`+jsonString(cut)+`},
-{"role":"tool","tool_call_id":"call_4","content":"[ctx-dedupe] Repeated bash call: identical to the result of call call_1 above; not repeated here."},
-{"role":"tool","tool_call_id":"call_5","content":`+jsonString(uncited)+`}]`))
-	// A marker is never replaced: it cites nothing for another.
-	want := []string{Handle(tr, tr.Results[0]), "", "toolu_01CutXXXXXXXXXXXXXXXX", "", ""}
-	if !strings.HasPrefix(want[0], HandlePrefix) {
-		t.Fatalf("the short call id has handle %q", want[0])
-	}
-	for i, r := range tr.Results {
-		if got := Citation(tr, r); got != want[i] {
-			t.Errorf("result %d: Citation = %q, want %q", i, got, want[i])
-		}
-	}
 }
 
 // TestOriginals: the executions of replaced results carry the text they
@@ -65,7 +37,7 @@ func TestOriginals(t *testing.T) {
 		t.Fatalf("%d executions, want 1", len(execs))
 	}
 	e := execs[0]
-	if e.Output != "the whole output\n" || e.Handle != "toolu_01AAAAAAAAAAAAAAAAAAAAAA" || e.Command != "go test" || e.Session != SessionKey(tr) {
+	if e.Output != "the whole output\n" || e.Handle != "toolu_01AAAAAAAAAAAAAAAAAAAAAA" || e.Command != "go test" || e.Session != marker.SessionKey(tr) {
 		t.Errorf("execution %+v", e)
 	}
 	if Originals(tr, nil) != nil {
@@ -104,9 +76,4 @@ func TestKeep(t *testing.T) {
 	if err := a.Keep([]Execution{first, second}); !errors.Is(err, ErrConflict) {
 		t.Errorf("two outputs under one handle in one run: %v, want ErrConflict", err)
 	}
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

@@ -6,15 +6,8 @@ import (
 	"os"
 	"runtime"
 
-	ucli "github.com/urfave/cli/v2"
-
 	"github.com/ctxkit/ctxkit/internal/hook"
 )
-
-// HookFlag turns a command into an agent's hook: it reads the hook payload
-// on stdin and answers in that agent's shape.
-var HookFlag = &ucli.StringFlag{Name: "hook", EnvVars: []string{"CTX_HOOK"},
-	Usage: "run as `AGENT`'s hook (claude-code or codex): read its hook payload on stdin, answer on stdout (docs/hooks.md)"}
 
 // Handler answers one hook payload; a nil Answer lets the call go on
 // unchanged.

@@ -6,14 +6,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/measure"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/measure"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
-	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 var counter = sync.OnceValue(func() tokens.Counter {
@@ -23,8 +22,8 @@ var counter = sync.OnceValue(func() tokens.Counter {
 
 func defaults() Options { return Defaults(counter()) }
 
-// filter is the filter with opts, bytes to bytes.
-func filter(t testing.TB, opts Options) invariant.Filter {
+// asFilter is the filter with opts, bytes to bytes.
+func asFilter(t testing.TB, opts Options) invariant.Filter {
 	f, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +66,7 @@ func TestInvariants(t *testing.T) {
 				if set != nil {
 					set(&opts)
 				}
-				out := invariant.Check(t, in, filter(t, opts))
+				out := invariant.Check(t, in, asFilter(t, opts))
 				if opts.Handle != nil {
 					if err := invariant.Cites(in, out, opts.Handle); err != nil {
 						t.Error(err)
@@ -80,7 +79,7 @@ func TestInvariants(t *testing.T) {
 				}
 				for i, r := range before.Results {
 					text := after.Results[i].Text()
-					if r.Failed() && text != r.Text() && !truncate.IsCut(text) {
+					if r.Failed() && text != r.Text() && !marker.IsCut(text) {
 						t.Errorf("failed result %s replaced: %.120q", r.CallID, text)
 					}
 				}

@@ -197,7 +197,7 @@ func (l *Loop) arriveResult(r *transcript.Result) *unit {
 			return u
 		}
 	}
-	if r.HasPrefix("[ctx-") && marker.Is(text, "") {
+	if marker.OnResult(r) {
 		u.form = formFixed
 		for _, id := range marker.Refs(text) {
 			if b := l.byID[id]; b != nil {
@@ -206,7 +206,7 @@ func (l *Loop) arriveResult(r *transcript.Result) *unit {
 		}
 		return u
 	}
-	if l.f.cut != nil && l.f.cut.InScope(r) && !truncate.IsCut(text) {
+	if c := r.Call; l.f.cut != nil && c != nil && l.f.cut.Cuts(c.Name, c.Kind, c.Args) && !marker.IsCut(text) {
 		rules := l.f.cutRules
 		rules.Failed = r.Failed()
 		if len(text) > rules.Max {

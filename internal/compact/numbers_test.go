@@ -7,15 +7,16 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/filter"
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 	"github.com/ctxkit/ctxkit/internal/usage"
 )
@@ -149,6 +150,11 @@ func epochs(every, keep int) func(*testing.T, session) replay.Policy {
 	}
 }
 
+// step is a filter as a step of a pipeline.
+func step[R filter.Report](f filter.Filter[R]) func(*transcript.Transcript) {
+	return func(tr *transcript.Transcript) { f.Apply(tr) }
+}
+
 func candidates() []candidate {
 	ctr := counter()
 	dd, _ := dedupe.New(dedupe.Defaults(ctr))
@@ -158,11 +164,6 @@ func candidates() []candidate {
 	sm, _ := summarize.New(summarize.Defaults(ctr))
 	first, _ := dedupe.New(dedupe.Options{Keep: dedupe.KeepFirst, Within: 2, MaxReads: dedupe.DefaultMaxReads, Counter: ctr})
 	loop, _ := summarize.New(summarize.Options{Mode: summarize.ModeSummary, Loop: 3, Counter: ctr})
-	step := func(f interface {
-		Apply(*transcript.Transcript) stats.Report
-	}) func(*transcript.Transcript) {
-		return func(tr *transcript.Transcript) { f.Apply(tr) }
-	}
 	never := 1 << 30
 	return []candidate{
 		{"ctx-dedupe | ctx-truncate | ctx-summarize, defaults, on every request", everyRequest(step(dd), step(tc), step(sm)), 0},

@@ -234,9 +234,7 @@ func (x *fileRead) shown() ([]string, int) {
 	if !x.parsed {
 		x.parsed = true
 		text := x.r.Text()
-		if w, ok := tools.ParseWindow(text); ok {
-			x.lines, x.first = w.Lines, w.First
-		} else if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
+		if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
 			x.first = max(x.rng.Start, 1)
 		}
 	}
@@ -481,7 +479,7 @@ func what(c *transcript.Call, cwd string) string {
 // doubt (an id that several calls share, or that "call ID" cannot spell).
 func (a *apply) skip(r *transcript.Result) bool {
 	return len(r.Images) > 0 || a.ids[r.CallID] != 1 || !nameable(r.CallID) ||
-		r.HasPrefix("[ctx-") && marker.Is(r.Text(), "")
+		marker.OnResult(r)
 }
 
 // nameable reports whether a marker can point at the call id: whether

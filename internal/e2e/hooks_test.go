@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/agenttest"
-	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
-	"github.com/ctxkit/ctxkit/internal/truncate"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/agenttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 // example reads one of the example hook configurations, as a user pastes it.
@@ -100,7 +100,7 @@ func TestOutputCut(t *testing.T) {
 			if len(tr.Results) != 1 || tr.Results[0].Text() != got {
 				t.Errorf("the transcript records another output than the model saw")
 			}
-			handle := truncate.Cited(got)
+			handle := marker.CitedCut(got)
 			switch {
 			case !archived && handle != "":
 				t.Errorf("without an archive, the cut cites %s", handle)

@@ -1,6 +1,6 @@
 // Package hook reads the payloads that Claude Code and Codex CLI send their
 // hooks on stdin and writes the answers each documents. It is pure: the
-// caller (internal/cli) reads stdin and writes stdout. Payloads are read
+// caller (internal/cli's Hook) reads stdin and writes stdout. Payloads are read
 // tolerantly: unknown fields are ignored and a field of an unexpected type
 // reads as empty, since the agents add fields from version to version.
 package hook
@@ -35,11 +35,14 @@ func ParseAgent(s string) (Agent, error) {
 	return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", s)
 }
 
-// The events ctxkit's hooks handle.
+// The events ctxkit's hooks handle, by their hook_event_name.
 const (
-	PreToolUse   = "PreToolUse"
-	PostToolUse  = "PostToolUse"
-	SessionStart = "SessionStart"
+	PreToolUse  = "PreToolUse"
+	PostToolUse = "PostToolUse"
+	// PostToolUseFailure is Claude Code's event after a call that failed
+	// (PostToolUse follows only the ones that succeeded).
+	PostToolUseFailure = "PostToolUseFailure"
+	SessionStart       = "SessionStart"
 )
 
 // Payload is what an agent sends a hook. Fields the event does not carry

@@ -132,6 +132,9 @@ type Report struct {
 	Replaced []Replaced
 }
 
+// Stats is the report itself: a Report is a filter.Report.
+func (r Report) Stats() Report { return r }
+
 // Replaced is a result a filter replaced, and the text it had before; or
 // the result of a call whose arguments it replaced (SetInput), and the
 // arguments the call had.

@@ -166,8 +166,8 @@ func New(opts Options) (*Filter, error) {
 // part of ctx-summarize's --json schema (docs/summarize.md). Tokens are
 // those of the tool results' text.
 type Report struct {
-	// Stats is what every filter reports, for the --stats line.
-	Stats stats.Report `json:"-"`
+	// stats is what every filter reports, for the --stats line (Stats).
+	stats stats.Report
 
 	File       string `json:"file,omitempty"`
 	Format     string `json:"format"`
@@ -239,6 +239,9 @@ type Entry struct {
 	Step string `json:"step,omitempty"`
 }
 
+// Stats is what every filter reports (filter.Report), for the --stats line.
+func (r Report) Stats() stats.Report { return r.stats }
+
 // Saved is the tokens the run saved.
 func (r Report) Saved() int { return r.TokensBefore - r.TokensAfter }
 
@@ -253,13 +256,10 @@ type plan struct {
 	fallback string
 }
 
-// Apply summarizes t's old results in place and reports what it did. It
-// changes nothing when a threshold says so, or when nothing old can be
-// summarized.
-func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).Stats }
-
-// Run is Apply with the detail of ctx-summarize's --json report.
-func (f *Filter) Run(t *transcript.Transcript) Report {
+// Apply summarizes t's old results in place and reports what it did, with
+// the detail of ctx-summarize's --json report. It changes nothing when a
+// threshold says so, or when nothing old can be summarized.
+func (f *Filter) Apply(t *transcript.Transcript) Report {
 	if f.opts.Budget > 0 {
 		return f.runBudget(t)
 	}
@@ -277,7 +277,7 @@ func (f *Filter) Run(t *transcript.Transcript) Report {
 	if f.opts.Measure {
 		ctr = f.ctr
 	}
-	rep.Stats = run.Report(ctr, rep.detail())
+	rep.stats = run.Report(ctr, rep.detail())
 	return rep
 }
 
@@ -415,7 +415,7 @@ func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
 // keep reports whether a result stays whole, and counts why.
 func (f *Filter) keep(r *transcript.Result, protected, latest bool, refs map[string]bool, k *Kept) bool {
 	switch {
-	case r.HasPrefix("[ctx-") && marker.Is(r.Text(), ""):
+	case marker.OnResult(r):
 		k.Marker++
 	case refs[r.CallID]:
 		k.Referenced++

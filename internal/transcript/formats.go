@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 )
 
 // contentKind is how a result's content is stored, which decides how a new
@@ -242,7 +243,7 @@ func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
 			r.mirrors = []mirror{newMirror("extra.raw_output", extra[0])}
 		}
 		if extra[1].IsNumber() {
-			r.ExitCode, r.HasExitCode = extra[1].Int(), true
+			r.ExitCode = outcome.ExitCode(int(extra[1].Int()))
 		}
 		return
 	}
@@ -351,7 +352,7 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 		m := p.message("tool", pos)
 		out := f[9]
 		ref, images := resultContent(item, out, "output", "input_text")
-		exit, hasExit := 0, false
+		var exit outcome.Code
 		if ref.kind == inString && strings.HasPrefix(out.Raw, `"{`) {
 			// Some versions wrap the output as a JSON string of
 			// {"output": ..., "metadata": {"exit_code": ...}}.
@@ -360,12 +361,12 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 				if inner[0].IsString() {
 					ref.kind, ref.embedded, ref.value = inEmbedded, s, inner[0]
 					if code := inner[1].Get("exit_code"); code.IsNumber() {
-						exit, hasExit = code.Int(), true
+						exit = outcome.ExitCode(int(code.Int()))
 					}
 				}
 			}
 		}
 		r := p.result(m, id, ref, images)
-		r.ExitCode, r.HasExitCode = exit, hasExit
+		r.ExitCode = exit
 	}
 }

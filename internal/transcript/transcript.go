@@ -181,9 +181,8 @@ type Result struct {
 	Images  []Block
 	IsError bool // the format marks the call as failed
 	// ExitCode is the command's exit status where the format or the output
-	// shows it (HasExitCode).
-	ExitCode    int
-	HasExitCode bool
+	// shows it.
+	ExitCode outcome.Code
 
 	outcome outcome.Outcome // how the call ended, read once when parsed
 	content contentRef

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
