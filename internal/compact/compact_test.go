@@ -2,6 +2,7 @@ package compact
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -280,5 +281,33 @@ func TestNew(t *testing.T) {
 		if _, err := New(opts); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// TestNoPointerAcrossRestart: after the agent compacted its history, a
+// re-read does not point at a read from before, which is no longer sent;
+// before it, it does.
+func TestNoPointerAcrossRestart(t *testing.T) {
+	body := strings.Repeat("line of the file, long enough to be worth a pointer\n", 40)
+	read := func(id string) string {
+		return `{"type":"assistant","message":{"id":"m` + id + `","role":"assistant","content":[{"type":"tool_use","id":"t` + id + `","name":"Read","input":{"file_path":"/p/a.go"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t` + id + `","content":` + strconv.Quote(body) + `}]}}
+`
+	}
+	in := `{"type":"user","cwd":"/p","message":{"role":"user","content":"go"}}
+` + read("1") + read("2") + `{"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}
+{"type":"user","message":{"role":"user","content":"summary"}}
+` + read("3")
+	tr := transcripttest.Parse(t, []byte(in))
+	f, err := New(defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Apply(tr)
+	if got := tr.Results[1].Text(); !marker.Is(got, "dedupe") {
+		t.Errorf("the re-read before the restart: %.100q, want a pointer", got)
+	}
+	if got := tr.Results[2].Text(); got != body {
+		t.Errorf("the re-read after the restart: %.100q, want it whole", got)
 	}
 }

@@ -127,7 +127,12 @@ func (l *Loop) Advance(n int, changed func(m *transcript.Message, tokens int)) {
 // in the form they are sent in from now on.
 func (l *Loop) take(m *transcript.Message) {
 	if m.Restart {
-		l.young, l.pending = nil, nil // what came before is not sent again
+		// What came before is not sent again: not replaced, and no base
+		// of a pointer.
+		l.young, l.pending = nil, nil
+		if l.reads != nil {
+			l.reads = l.f.dedupe.Arrivals(l.t)
+		}
 	}
 	if l.starts[m.Index] {
 		l.turns++
