@@ -12,19 +12,26 @@
 //     say what failed (internal/truncate); a re-read of a file that a whole
 //     read above shows the same becomes a pointer up at it
 //     (internal/dedupe's first-read rule);
-//   - once, later, when the model has used it: a result that is out of
-//     the recent window (the results of the last Window model turns) is
-//     replaced by its summary (internal/summarize) when the cost model
-//     says it pays. Replacing it makes every token after it a cache write
-//     on that request; what it removes is then read at the cache price on
-//     every later request. So replacements wait and go together: at each
-//     request, of the results out of the window, those from some point on
+//   - once, later, when the model has used it: a result out of the recent
+//     window (the results of the last Window model turns) is replaced by
+//     its summary (internal/summarize; an edit's or a write's result by
+//     its first line), and an edit's or a write's arguments by a stub
+//     without the text they changed, when the cost model says it pays.
+//     Replacing one makes every token after it a cache write on that
+//     request; what it removes is then read at the cache price on every
+//     later request. So at each request the units out of the window that
+//     are not yet replaced are weighed together: those from some point on
 //     are replaced when the tokens they save, times the requests the
 //     session is expected to run on (Horizon times the requests so far,
-//     from the history alone), outweigh the writes after that point.
+//     from the history alone), outweigh the writes after that point. With
+//     a window of one turn that point is the unit itself, and what follows
+//     it is new on that request anyway: a result is replaced the request
+//     after the model answered it, or, when its summary saves too little,
+//     not at all.
 //
-// A result thus takes at most two forms over a session's requests: its
-// arrival form (whole, cut or a pointer), then its summary. The compacted
+// A result, or an edit's arguments, thus takes at most two forms over a
+// session's requests: its arrival form (whole, cut or a pointer), then its
+// replacement; a message at most one more than its results and edits. The compacted
 // history is a function of the history alone: the state after a history
 // is the same whether computed at once or request by request, so two
 // processes, or a restart, send the same bytes (Loop). Its summaries say
