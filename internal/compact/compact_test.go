@@ -311,3 +311,26 @@ func TestNoPointerAcrossRestart(t *testing.T) {
 		t.Errorf("the re-read after the restart: %.100q, want it whole", got)
 	}
 }
+
+// TestCutIsNoBase: a long output cut on arrival is no base for a pointer,
+// whether the filter cut it now or it came cut: the output and a second
+// run agree.
+func TestCutIsNoBase(t *testing.T) {
+	body := strings.Repeat("a line of a long file, printed by cat, long enough to be cut\n", 400)
+	cat := func(id string) string {
+		return `{"type":"assistant","message":{"id":"m` + id + `","role":"assistant","content":[{"type":"tool_use","id":"t` + id + `","name":"Bash","input":{"command":"cat /p/a.txt"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t` + id + `","content":` + strconv.Quote(body) + `}]}}
+`
+	}
+	in := []byte(`{"type":"user","cwd":"/p","message":{"role":"user","content":"go"}}
+` + cat("1") + cat("2"))
+	opts := defaults()
+	opts.Window = 5 // both stay as they arrived
+	out := invariant.Check(t, in, asFilter(t, opts))
+	tr := transcripttest.Parse(t, out)
+	for _, r := range tr.Results {
+		if !marker.IsCut(r.Text()) {
+			t.Errorf("result %s: %.100q, want a cut", r.CallID, r.Text())
+		}
+	}
+}

@@ -211,7 +211,11 @@ func (l *Loop) arriveResult(r *transcript.Result) *unit {
 		}
 		return u
 	}
-	if c := r.Call; l.f.cut != nil && c != nil && l.f.cut.Cuts(c.Name, c.Kind, c.Args) && !marker.IsCut(text) {
+	if marker.IsCut(text) {
+		u.form = formCut // cut before (by this filter, or ctx-truncate): no base for a pointer
+		return u
+	}
+	if c := r.Call; l.f.cut != nil && c != nil && l.f.cut.Cuts(c.Name, c.Kind, c.Args) {
 		rules := l.f.cutRules
 		rules.Failed = r.Failed()
 		if len(text) > rules.Max {
