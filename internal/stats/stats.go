@@ -88,6 +88,22 @@ func (t Tally) Tokens() int {
 	return n
 }
 
+// Message is one message's tokens: its blocks, its calls' arguments and
+// its results.
+func (t Tally) Message(m *transcript.Message) int {
+	n := 0
+	for _, b := range t.Blocks[m.Index] {
+		n += b
+	}
+	for _, c := range m.Calls {
+		n += t.Calls[c.Index]
+	}
+	for _, r := range m.Results {
+		n += t.Results[r.Index]
+	}
+	return n
+}
+
 // ToolOutput is the tokens of the tool results.
 func (t Tally) ToolOutput() int {
 	n := 0

@@ -28,6 +28,7 @@ var configs = []struct {
 	{"clear", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, ProtectTurns: 1, KeepMirrors: true}},
 	{"archived", tokens.Approx, Options{Mode: ModeSummary, ProtectTokens: 2000, Handle: invariant.Handles}},
 	{"clear-archived", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, Handle: invariant.Handles}},
+	{"loop", tokens.Approx, Options{Mode: ModeSummary, Loop: 3}},
 }
 
 // inputs are the fixtures and, where it is present, the corpus.

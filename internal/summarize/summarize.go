@@ -62,6 +62,15 @@ type Options struct {
 	SummarizeLatestReads bool
 	// KeepRecent keeps whole the last this many results (Anthropic's keep).
 	KeepRecent int
+	// Loop, when over 0, is the rule for a live loop's pipe: a result is
+	// summarized once it is not among the last Loop results, and nothing
+	// else keeps it whole (no window of tokens, calls or turns, not the
+	// latest read of a file, no minimum saving, no trigger). Each result
+	// then changes once, near the end of the history, and the prompt cache
+	// holds (docs/summarize.md); a pointer's base stays whole, so
+	// ctx-dedupe's --keep first --within Loop-1 before it keeps the rule.
+	// It sets those options and cannot go with Budget.
+	Loop int
 	// MinSavings: change nothing unless the summaries save at least this
 	// many tokens (OpenCode's PRUNE_MINIMUM, Anthropic's clear_at_least).
 	MinSavings int
@@ -132,11 +141,18 @@ func New(opts Options) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "budget", "llm-max-input"}
-	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.Budget, opts.ModelInput} {
+	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "budget", "llm-max-input", "loop"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.Budget, opts.ModelInput, opts.Loop} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
+	}
+	if opts.Loop > 0 {
+		if opts.Budget > 0 {
+			return nil, errors.New("loop and budget cannot be used together: a budget replaces results far back, and again")
+		}
+		f.opts.ProtectTokens, f.opts.ProtectCalls, f.opts.ProtectTurns, f.opts.KeepRecent = 0, 0, 0, opts.Loop
+		f.opts.MinSavings, f.opts.Trigger, f.opts.SummarizeLatestReads = 0, 0, true
 	}
 	for _, name := range opts.ExcludeTools {
 		if name = strings.TrimSpace(name); name != "" {

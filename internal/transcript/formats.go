@@ -98,13 +98,16 @@ func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, 
 // anthropicMessage reads a Messages API message. tur is the toolUseResult of
 // the Claude Code line around it, which mirrors the tool's output.
 func (p *parser) anthropicMessage(v jsonscan.Value, pos Pos, tur jsonscan.Value) {
-	f := v.Fields("role", "content", "model")
+	f := v.Fields("role", "content", "model", "id")
 	role, c := f[0].Str(), f[1]
 	if !knownRole(role) {
 		return
 	}
 	p.sawModel(f[2])
 	m := p.message(role, pos)
+	if role == "assistant" {
+		m.Response = f[3].Str()
+	}
 	if c.IsString() {
 		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.Str()})
 		return
@@ -152,7 +155,7 @@ func (p *parser) anthropicSystem(root jsonscan.Value) {
 }
 
 func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
-	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId", "timestamp")
+	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId", "timestamp", "subtype")
 	p.sawTime(f[5])
 	if p.t.Cwd == "" {
 		p.t.Cwd = f[3].Str()
@@ -163,6 +166,10 @@ func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
 	switch f[0].Str() {
 	case "user", "assistant":
 		p.anthropicMessage(f[1], pos, f[2])
+	case "system":
+		if f[6].Str() == "compact_boundary" {
+			p.restart = true
+		}
 	}
 }
 
@@ -288,6 +295,8 @@ func (p *parser) codexRecord(v jsonscan.Value, pos Pos) {
 		p.sawModel(pf[1])
 	case "response_item":
 		p.responsesItem(payload, pos)
+	case "compacted":
+		p.restart = true
 	case "event_msg":
 		pf := payload.Fields("type", "message", "call_id")
 		switch pf[0].Str() {

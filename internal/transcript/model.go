@@ -30,6 +30,8 @@ type parser struct {
 	// it makes (stamps.go).
 	at    time.Time
 	model string
+	// restart: the agent compacted its history before the next message.
+	restart bool
 }
 
 func (p *parser) parse(records []record) {
@@ -100,7 +102,8 @@ func (p *parser) attachEventEnds() {
 
 // message appends a message to the model.
 func (p *parser) message(role string, pos Pos) *Message {
-	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.at, Model: p.model}
+	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.at, Model: p.model, Restart: p.restart}
+	p.restart = false
 	p.t.Messages = append(p.t.Messages, m)
 	return m
 }
@@ -149,11 +152,16 @@ func (p *parser) dropEventUsers() {
 		drop[m] = true
 	}
 	kept := p.t.Messages[:0]
+	restart := false // a dropped message's restart passes to the next kept one
 	for _, m := range p.t.Messages {
-		if !drop[m] {
-			m.Index = len(kept)
-			kept = append(kept, m)
+		if drop[m] {
+			restart = restart || m.Restart
+			continue
 		}
+		m.Index = len(kept)
+		m.Restart = m.Restart || restart
+		restart = false
+		kept = append(kept, m)
 	}
 	p.t.Messages = kept
 }

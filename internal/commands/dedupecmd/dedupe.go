@@ -33,7 +33,10 @@ head -n, tail -n, SWE-agent's open/goto windows. A read that may be replaced is:
 reads of one file and range the first and the last may not become diffs, nor, with more
 than --max-reads reads, --max-reads - 2 more, evenly spaced. latest: the newest read of
 each file and range stays whole and the earlier ones point down at later reads, or are
-diffs against them (OpenCode's dynamic context pruning).
+diffs against them (OpenCode's dynamic context pruning). first, for a live loop that runs
+it before every request: only the first read of each range stays whole, and a later read
+becomes a pointer up or a diff when it arrives and never changes again, so that the
+prompt cache holds.
 Failed reads stay whole, and are never pointed at. So do results that other filters replaced
 ([ctx-...] markers) and results that their markers point at.
 
@@ -61,7 +64,7 @@ EXAMPLES:
 
 var (
 	keep = &ucli.StringFlag{Name: "keep", Value: string(dedupe.KeepSeed), EnvVars: []string{"CTX_KEEP"},
-		Usage: "the reads that stay whole: `RULE` seed (the first and last of each range, and samples; pointers point up) or latest (the newest; earlier reads point down)"}
+		Usage: "the reads that stay whole: `RULE` seed (the first and last of each range, and samples; pointers point up), latest (the newest; earlier reads point down) or first (the first of each range only, for a live loop)"}
 	maxReads = &ucli.IntFlag{Name: "max-reads", Value: dedupe.DefaultMaxReads, EnvVars: []string{"CTX_MAX_READS"},
 		Usage: "keep at most `N` reads of a file and range whole by their count: the first, the last, and N-2 evenly spaced in between"}
 	noDiff = &ucli.BoolFlag{Name: "no-diff", EnvVars: []string{"CTX_NO_DIFF"},
