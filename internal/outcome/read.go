@@ -1,9 +1,11 @@
 package outcome
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/lazyre"
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 // The shapes in which read tools print a file.
@@ -148,4 +150,19 @@ func ReadLines(text string) (lines []string, first int) {
 		return nil, 0
 	}
 	return strings.Split(body, "\n"), 0
+}
+
+// FileLines returns the lines of the file that a read's output shows and
+// the number of the first in the file: from the numbers the output carries
+// (a numbered read, SWE-agent's window), else from where the read's range
+// starts (sed -n 'a,bp', head); first is 0 when neither tells (the tail of
+// a file whose length is not known).
+func FileLines(text string, rng tools.Range) (lines []string, first int) {
+	if w, ok := tools.ParseWindow(text); ok {
+		return w.Lines, w.First
+	}
+	if lines, first = ReadLines(text); first == 0 && rng.Last == 0 {
+		first = max(rng.Start, 1)
+	}
+	return lines, first
 }
