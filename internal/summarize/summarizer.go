@@ -169,13 +169,6 @@ const (
 	webHead   = 5  // the first lines kept of a page or search results
 )
 
-// read keeps a short read whole, else its first and last lines.
-func read(o output) ([]string, string, bool) {
-	total := countLines(o.body)
-	return []string{size(o.body) + ", the first " + textfmt.Int(readEnds) + " and last " + textfmt.Int(readEnds) + " shown; read the file again for the rest"},
-		excerpt(o.body, total, head(o.body, readEnds), tail(o.body, readEnds, total)), true
-}
-
 // web keeps the URL or query (in the marker line) and the first lines.
 func web(o output) ([]string, string, bool) {
 	total := countLines(o.body)
