@@ -39,7 +39,7 @@ func storeGo() string {
 // search, and a short output.
 func modelSession() *chat {
 	var grep strings.Builder
-	for i := range 30 {
+	for i := range 150 {
 		fmt.Fprintf(&grep, "internal/store/file%d.go:%d:\tif err != nil { return fmt.Errorf(\"load %d: %%w\", err) } // %s\n", i%6, i+10, i, strings.Repeat("keep the link's expiry ", 8))
 	}
 	return (&chat{}).user("fix the store").
@@ -102,7 +102,7 @@ func TestPrompts(t *testing.T) {
 	if n := approx(t).Count(test[strings.Index(test, "Result"):]); n > 600+30 {
 		t.Errorf("the test log's excerpt has %d tokens, over --llm-max-input 600", n)
 	}
-	if !strings.Contains(grep, "Known: a search call; 30 matches in 6 files; 30 lines (") ||
+	if !strings.Contains(grep, "Known: a search call; 150 matches in 6 files; 150 lines (") ||
 		!strings.Contains(grep, "Paths to name: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file3.go, internal/store/file4.go, internal/store/file5.go\n") {
 		t.Errorf("grep prompt:\n%s", grep)
 	}
@@ -204,7 +204,7 @@ func TestModelSummaryKeeps(t *testing.T) {
 	} {
 		s := modelSummary(o, "m", tc.answer)
 		head, rest, _ := strings.Cut(s, "\n")
-		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 30 matches in 6 files; 30 lines (8,150 chars).` {
+		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 150 matches in 6 files; 150 lines (40,900 chars).` {
 			t.Errorf("marker line %q", head)
 		}
 		if "\n"+rest != tc.want {

@@ -3,27 +3,34 @@ package summarize
 import (
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/pathlist"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// pathShare is the most of an output, in bytes, that the summary of a
-// listing (or of a search's files) may take to name every path: past it,
-// every directory is named with its count, and as many paths as fit.
-const pathShare = 2
+// The lines that name every path of a listing (or every file of a search)
+// take at most 1/pathShare of its output, or pathFloor bytes: past both,
+// every directory is named with its count, and as many paths as fit. A
+// short listing is named whole, or kept whole when that is not shorter.
+const (
+	pathShare = 2
+	pathFloor = 2000
+)
 
 // paths names the paths of a listing, or the files of a search: every one,
 // grouped by directory (pathlist), while the lines that name them take at
-// most 1/pathShare of the output; past that, every directory with its
-// count of entries and as many of its paths as fit, and the facts say
-// which. count is the fact
+// most 1/pathShare of the output or pathFloor bytes; past that, every
+// directory with its count of entries and as many of its paths as fit,
+// and the facts say which. count is the fact
 // that counts them; it gets the directory they share (" under DIR/").
 // Every path named is one a model's summary must keep.
 func (o output) paths(count string, g pathlist.Dirs, noun string) (facts []string, detail string) {
 	if g.Under != "" {
 		count += " under " + g.Under
 	}
-	limit := len(o.body) / pathShare
+	limit := max(len(o.body)/pathShare, pathFloor)
 	lines := g.Lines()
 	facts = []string{count, "every " + noun + " shown, by directory"}
 	detail = "\n" + strings.Join(lines, "\n")
@@ -47,4 +54,19 @@ func (o output) paths(count string, g pathlist.Dirs, noun string) (facts []strin
 		}
 	}
 	return facts, detail
+}
+
+// ShownPaths are the paths a listing's or a search's output shows, as its
+// summary names them (relative to cwd where under it): a listing's
+// entries, a search's files; nil for a call of another kind. What the
+// summaries keep of them is measured against these (internal/measure).
+func ShownPaths(c *transcript.Call, text, cwd string) []string {
+	body := outcome.Body(text)
+	switch {
+	case c.Kind == tools.List && !isTree(c, body):
+		return parseListing(body, cwd).paths
+	case c.Kind == tools.Search:
+		return parseHits(body, cwd, searchedFile(c.Args.Path)).files
+	}
+	return nil
 }

@@ -6,7 +6,9 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/outline"
+	"github.com/ctxkit/ctxkit/internal/pathlist"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 const (
@@ -30,13 +32,8 @@ const (
 // command's saved output), every line that says what went wrong; then the
 // file's first lines (a tail's last lines) while there is room.
 func read(o output) ([]string, string, bool) {
-	lines, first := outcome.FileLines(o.body, o.call.Args.Range)
-	lang := ""
-	if len(lines) > 0 {
-		lang = outline.Lang(o.call.Args.File(o.cwd), lines[0])
-	}
+	lines, first, lang, defs := o.readOutline()
 	text := strings.Join(lines, "\n")
-	defs := outline.Find(lang, lines, max(first, 1))
 	facts := []string{size(o.body)}
 	var shown []string
 	var pieces []piece
@@ -81,6 +78,61 @@ func read(o output) ([]string, string, bool) {
 		return facts, numbered(pieces, first), true
 	}
 	return facts, excerpt(text, len(lines), pieces), true
+}
+
+// readOutline reads a read: the file's lines it shows, the number of the
+// first (0: unknown), the file's language and the definitions in them.
+func (o output) readOutline() (lines []string, first int, lang string, defs []outline.Def) {
+	lines, first = outcome.FileLines(o.body, o.call.Args.Range)
+	if len(lines) > 0 {
+		lang = outline.Lang(o.call.Args.File(o.cwd), lines[0])
+	}
+	return lines, first, lang, outline.Find(lang, lines, max(first, 1))
+}
+
+// clearNames is the most characters of the names a clear keeps.
+const clearNames = 600
+
+// named is what a clear of the output keeps of what the agent would read
+// or list again for, on a line after the marker line: the names a read's
+// file defines ("Defines: Store, Get, Put"), the paths a listing or a
+// search showed, grouped by directory ("Paths: cmd/{a.go, b.go}; x.go"),
+// or past clearNames characters, every directory with its count.
+func (o output) named() string {
+	switch o.call.Kind {
+	case tools.Read:
+		_, _, _, defs := o.readOutline()
+		var names []string
+		seen := map[string]bool{}
+		size := 0
+		for _, d := range defs {
+			if !seen[d.Name] && size <= clearNames {
+				seen[d.Name] = true
+				names = append(names, textfmt.Clip(d.Name, outlineLine))
+				size += len(d.Name) + 2
+			}
+		}
+		if more := len(defs) - len(names); size > clearNames && more > 0 {
+			names = append(names, "… ("+textfmt.Int(more)+" more)")
+		}
+		if len(names) > 0 {
+			return "\nDefines: " + strings.Join(names, ", ")
+		}
+	case tools.List, tools.Search:
+		g := pathlist.Group(ShownPaths(o.call, o.body, o.cwd))
+		lines := g.Lines()
+		if pathlist.Size(lines) > clearNames {
+			lines, _ = g.Counted(clearNames)
+		}
+		if len(lines) > 0 {
+			under := ""
+			if g.Under != "" {
+				under = " (under " + g.Under + ")"
+			}
+			return "\nPaths" + under + ": " + strings.Join(lines, "; ")
+		}
+	}
+	return ""
 }
 
 // outline is the outline of a read whose lines (the first of which is

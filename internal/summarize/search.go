@@ -234,7 +234,7 @@ func search(o output) ([]string, string, bool) {
 	}
 	facts := []string{under, what + " shown"}
 	detail := render()
-	if len(h.files) > 0 && len(detail) > len(o.body)/pathShare {
+	if len(h.files) > 0 && len(detail) > max(len(o.body)/pathShare, pathFloor) {
 		facts, detail := o.paths(count, g, "file") // too many files to name each: every directory, counted
 		return facts, detail, true
 	}
@@ -265,6 +265,8 @@ func search(o output) ([]string, string, bool) {
 	switch {
 	case n == len(h.list):
 		facts = append(facts, "the text of every match")
+	case n == 1:
+		facts = append(facts, "the text of the first match")
 	case n > 0:
 		facts = append(facts, "the text of the first "+textfmt.Plural(n, "match", "matches"))
 	}
