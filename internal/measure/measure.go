@@ -13,7 +13,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/outline"
-	"github.com/ctxkit/ctxkit/internal/pathlist"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -174,48 +173,17 @@ func historyText(t *transcript.Transcript) string {
 	return b.String()
 }
 
-// listed counts the paths a listing or a search showed, and those still
-// in view: its text now (out) names them, grouped by directory
-// (pathlist.Expand, a path's end matching an entry relative to the
-// directory the summary says once).
+// listed counts the paths a listing or a search showed, and those its
+// text now (out) still names (summarize.Covered).
 func (k *Kept) listed(c *transcript.Call, text, out, cwd string) {
 	paths := summarize.ShownPaths(c, text, cwd)
-	if len(paths) == 0 {
-		return
-	}
-	entries := map[string]bool{}
-	if out != text {
-		for _, line := range strings.Split(out, "\n")[1:] {
-			line = strings.TrimSpace(line)
-			cands := pathlist.Expand(line)
-			if i := strings.IndexAny(line, ":("); i > 0 { // a search's "file: 12, 40", "file (3 matches)"
-				cands = append(cands, strings.TrimSpace(line[:i]))
-			}
-			for _, e := range cands {
-				entries[strings.TrimSpace(e)] = true
-			}
-		}
-	}
+	covered := summarize.Covered(out)
 	for _, p := range paths {
 		k.Listed++
-		if strings.HasPrefix(out, text) || strings.Contains(out, p) || inEntries(p, entries) {
+		if named, _ := covered(p); strings.HasPrefix(out, text) || strings.Contains(out, p) || named {
 			k.ListedInView++
 		}
 	}
-}
-
-// inEntries reports whether a path is one of the entries, or ends with
-// one, in its directory.
-func inEntries(p string, entries map[string]bool) bool {
-	if entries[p] {
-		return true
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' && entries[p[i+1:]] {
-			return true
-		}
-	}
-	return false
 }
 
 // definitions counts the definitions a read showed (outline.Find), those

@@ -47,6 +47,28 @@ func TestDefaultsKeepWhatMatters(t *testing.T) {
 	}
 }
 
+// TestSummariesKeepWhatIsReadAgain runs ctx-summarize alone, with its
+// defaults and with protection lowered, over every corpus file: of the
+// paths the listings and searches showed, at least 90% are still named by
+// their outputs, and of the definitions of the files read, at least 90%
+// are named somewhere in the history.
+func TestSummariesKeepWhatIsReadAgain(t *testing.T) {
+	for _, set := range []func(*summarize.Options){nil, func(o *summarize.Options) { o.ProtectCalls, o.MinSavings = 3, 0 }} {
+		var all Kept
+		for _, f := range read(t, testutil.CorpusIfPresent(t)) {
+			out := pipeline(t, f.data, summarizeStep(t, set))
+			all.Add(Compare(parse(t, f.data), parse(t, out), counter()))
+		}
+		t.Logf("%d of %d listed paths still named, %d of %d definitions named", all.ListedInView, all.Listed, all.DefsNamed, all.Defs)
+		if 10*all.ListedInView < 9*all.Listed {
+			t.Errorf("%d of %d listed paths still named: under 90%%", all.ListedInView, all.Listed)
+		}
+		if 10*all.DefsNamed < 9*all.Defs {
+			t.Errorf("%d of %d definitions named in the history: under 90%%", all.DefsNamed, all.Defs)
+		}
+	}
+}
+
 // TestNumbers prints the tables of the docs (README.md,
 // docs/summarize.md, docs/dedupe.md), measured on the corpus; run it with
 // CTX_NUMBERS=1 (scripts/measure).

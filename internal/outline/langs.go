@@ -14,8 +14,9 @@ type language struct {
 	// rules are tried in order on a line without its indentation; the
 	// first that matches names the definition.
 	rules []rule
-	// comments start a line that is a comment (C's "#" preprocessor lines
-	// count as comments: they define no function and close no block).
+	// comments start a line that defines nothing and closes no block: a
+	// comment, and C's preprocessor lines and C++'s access labels, which
+	// sit left of the body they are in.
 	comments []string
 	// blocks are the comments and strings that can span lines.
 	blocks []block
@@ -188,7 +189,7 @@ var languages = []*language{
 			{kind: Method, inside: members, re: lazyre.New(`^(\w+)\s*\([^)]*\)\s*(?:throws\s+[\w.,\s]+)?\{\s*$`)},
 		}},
 	{name: "C/C++", exts: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ino"},
-		comments: []string{"//", "#"}, quotes: `"'`, trailing: "//", blocks: []block{cComments}, methods: true,
+		comments: []string{"//", "#", "public:", "private:", "protected:"}, quotes: `"'`, trailing: "//", blocks: []block{cComments}, methods: true,
 		rules: []rule{
 			{kind: Module, starts: []string{"namespace", "inline namespace"}, re: lazyre.New(`^(?:inline\s+)?namespace\s+([\w:]+)`)},
 			{kind: Class, starts: []string{"class", "struct", "typedef", "template"},

@@ -260,6 +260,30 @@ func plural(n int, one, many string) string {
 // and the names it shows.
 var countLine = lazyre.New(`^(\S*/) \(\d+ (?:files?|director(?:y|ies))(?:, \d+ director(?:y|ies))?\)(?:: (.*))?$`)
 
+// Counts reads a line of Counted back: the directory it counts (relative
+// to the directory the list was under, "" for "./"), and false for a
+// line that is not one.
+func Counts(line string) (dir string, ok bool) {
+	m := countLine.FindStringSubmatch(line)
+	if m == nil {
+		return "", false
+	}
+	return strings.TrimPrefix(m[1], "./"), true
+}
+
+// Under reports whether p is, or is in, entry, a path named relative to a
+// directory that p's name may start with: "django/urls/base.py" is under
+// "urls/base.py" and under "urls/".
+func Under(p, entry string) bool {
+	if entry == "" || p == entry || strings.HasSuffix(entry, "/") && strings.HasPrefix(p, entry) {
+		return true
+	}
+	if strings.HasSuffix(entry, "/") {
+		return strings.Contains(p, "/"+entry)
+	}
+	return strings.HasSuffix(p, "/"+entry)
+}
+
 // Expand reads a line of Lines back into its paths, relative to the
 // directory the list was under: "a/{b, c}" is a/b and a/c, "a/{b, c}/d"
 // a/b/d and a/c/d, "a, b" a and b. A line of Counted gives the names it

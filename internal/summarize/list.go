@@ -45,8 +45,12 @@ func parseListing(body, cwd string) listing {
 		dir := false
 		switch {
 		case name == "" || strings.HasPrefix(name, "total ") || strings.HasPrefix(name, "NOTE: ") ||
-			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")"):
-			return true // ls's block count; notes such as "(Results are truncated …)"
+			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")") || name == "bash-$" ||
+			strings.HasPrefix(name, "Found ") && strings.HasSuffix(name, ":"):
+			// ls's block count; notes such as "(Results are truncated …)";
+			// SWE-agent's find_file header ("Found 2 matches for …:") and its
+			// state lines and prompt after an observation.
+			return true
 		case isLong(name):
 			m := lsLong.FindStringSubmatch(name)
 			name, dir = m[2], m[1] == "d"

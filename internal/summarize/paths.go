@@ -70,3 +70,36 @@ func ShownPaths(c *transcript.Call, text, cwd string) []string {
 	}
 	return nil
 }
+
+// Covered reads a listing's or a search's summary back, and returns what
+// tells whether it names a path (in its directory's group, or on a
+// search's line of a file) or only counts it with its directory. Its
+// paths are relative to the directory the summary says once, so a path
+// is matched by its end (pathlist.Under).
+func Covered(summary string) func(p string) (named, counted bool) {
+	var names, dirs []string
+	lines := strings.Split(summary, "\n")
+	for _, line := range lines[min(1, len(lines)):] {
+		line = strings.TrimSpace(line)
+		if dir, ok := pathlist.Counts(line); ok {
+			dirs = append(dirs, dir)
+		}
+		names = append(names, pathlist.Expand(line)...)
+		if i := strings.IndexAny(line, ":("); i > 0 { // a search's "file: 12, 40", "file (3 matches)"
+			names = append(names, strings.TrimSpace(line[:i]))
+		}
+	}
+	return func(p string) (named, counted bool) {
+		for _, n := range names {
+			if n != "" && pathlist.Under(p, n) {
+				return true, true
+			}
+		}
+		for _, d := range dirs {
+			if pathlist.Under(p, d) {
+				return false, true
+			}
+		}
+		return false, false
+	}
+}

@@ -94,10 +94,10 @@ func (o output) readOutline() (lines []string, first int, lang string, defs []ou
 const clearNames = 600
 
 // named is what a clear of the output keeps of what the agent would read
-// or list again for, on a line after the marker line: the names a read's
-// file defines ("Defines: Store, Get, Put"), the paths a listing or a
-// search showed, grouped by directory ("Paths: cmd/{a.go, b.go}; x.go"),
-// or past clearNames characters, every directory with its count.
+// or list again for, after the marker line: the names a read's file
+// defines, on a line "Defines: Store, Get, Put"; the paths a listing or a
+// search showed, grouped by directory, on the lines after "Paths[ under
+// DIR/]:", or past clearNames characters, every directory with its count.
 func (o output) named() string {
 	switch o.call.Kind {
 	case tools.Read:
@@ -127,9 +127,9 @@ func (o output) named() string {
 		if len(lines) > 0 {
 			under := ""
 			if g.Under != "" {
-				under = " (under " + g.Under + ")"
+				under = " under " + g.Under
 			}
-			return "\nPaths" + under + ": " + strings.Join(lines, "; ")
+			return "\nPaths" + under + ":\n" + strings.Join(lines, "\n")
 		}
 	}
 	return ""
