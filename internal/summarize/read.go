@@ -95,7 +95,8 @@ const clearNames = 600
 
 // named is what a clear of the output keeps of what the agent would read
 // or list again for, after the marker line: the names a read's file
-// defines, on a line "Defines: Store, Get, Put"; the paths a listing or a
+// defines, on a line "Defines: Store, Get, Put" (a page's headings:
+// "Headings: …"), up to clearNames characters; the paths a listing or a
 // search showed, grouped by directory, on the lines after "Paths[ under
 // DIR/]:", or past clearNames characters, every directory with its count.
 func (o output) named() string {
@@ -106,17 +107,24 @@ func (o output) named() string {
 		seen := map[string]bool{}
 		size := 0
 		for _, d := range defs {
-			if !seen[d.Name] && size <= clearNames {
-				seen[d.Name] = true
+			if seen[d.Name] {
+				continue
+			}
+			seen[d.Name] = true
+			if size <= clearNames {
 				names = append(names, textfmt.Clip(d.Name, outlineLine))
 				size += len(d.Name) + 2
 			}
 		}
-		if more := len(defs) - len(names); size > clearNames && more > 0 {
+		if more := len(seen) - len(names); more > 0 {
 			names = append(names, "… ("+textfmt.Int(more)+" more)")
 		}
+		label := "Defines: "
+		if defs != nil && defs[0].Kind == outline.Heading {
+			label = "Headings: " // a page's; only Markdown has them
+		}
 		if len(names) > 0 {
-			return "\nDefines: " + strings.Join(names, ", ")
+			return "\n" + label + strings.Join(names, ", ")
 		}
 	case tools.List, tools.Search:
 		g := pathlist.Group(ShownPaths(o.call, o.body, o.cwd))
