@@ -194,8 +194,9 @@ func numbered(pieces []piece, first int) string {
 // nameLines names the definitions and their lines (lines says whether
 // the numbers are the file's): each name once with every line that defines
 // it ("handle_event 101, 112"), a top-level definition's nested ones after
-// it on its line ("Store 12: Get 20; Put 31"), the top-level ones without
-// any together, on lines of at most outlineWidth characters.
+// it, on the lines after it ("Store 12:", "  Get 20; Put 31"), the
+// top-level ones without any together, on lines of at most outlineWidth
+// characters (but for a name whose lines alone are more).
 func nameLines(defs []outline.Def, lines bool) string {
 	type item struct {
 		name string
@@ -227,9 +228,9 @@ func nameLines(defs []outline.Def, lines bool) string {
 		}
 		nested := i+1 < len(items) && !items[i+1].top
 		switch {
-		case it.top && (nested || i > 0 && !items[i-1].top):
-			// A new line: a definition with nested ones, or the first after
-			// another's nested ones.
+		case it.top && (i == 0 || nested || !items[i-1].top):
+			// A new line: the first, a definition with nested ones, or the
+			// first after another's nested ones.
 			b.WriteString("\n" + text)
 			width = len(text)
 		case width > 0 && width+len(text)+2 <= outlineWidth:
@@ -241,6 +242,7 @@ func nameLines(defs []outline.Def, lines bool) string {
 		}
 		if it.top && nested {
 			b.WriteString(":")
+			width = outlineWidth // its nested ones start on the next line
 		}
 	}
 	return b.String()
