@@ -7,10 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/tools"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // render writes an outline as its golden file holds it: a definition a
@@ -113,26 +110,11 @@ func TestLang(t *testing.T) {
 // line holds its name.
 func TestCorpusDefsAreReal(t *testing.T) {
 	found := 0
-	for _, p := range testutil.FixturesAndCorpus(t) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := transcripttest.Parse(t, data)
-		for _, r := range tr.Results {
-			c := r.Call
-			if c == nil || c.Kind != tools.Read {
-				continue
-			}
-			lines, first := outcome.FileLines(r.Text(), c.Args.Range)
-			if len(lines) == 0 {
-				continue
-			}
-			first = max(first, 1)
-			defs := Find(Lang(c.Args.File(tr.Cwd), lines[0]), lines, first)
-			found += len(defs)
-			checkDefs(t, testutil.Name(p)+" "+c.ID, lines, first, defs)
-		}
+	for _, s := range readsOf(t, testutil.FixturesAndCorpus(t)) {
+		first := max(s.first, 1)
+		defs := Find(Lang(s.file, s.lines[0]), s.lines, first)
+		found += len(defs)
+		checkDefs(t, s.file, s.lines, first, defs)
 	}
 	if testutil.CorpusIfPresent(t) != nil && found == 0 {
 		t.Error("no definition found in any read of the corpus")

@@ -138,32 +138,39 @@ type sample struct {
 	first int
 }
 
-// corpusReads are the windows of files the corpus's sessions read, each
-// once, in a language the outline knows.
-func corpusReads(t *testing.T) []sample {
+// readsOf are the windows of files that the reads of the transcripts at
+// paths showed (first 0 where the read does not say where it starts).
+func readsOf(t *testing.T, paths []string) []sample {
 	var out []sample
-	seen := map[string]bool{}
-	for _, p := range testutil.CorpusFiles(t) {
+	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tr := transcripttest.Parse(t, data)
 		for _, r := range tr.Results {
-			c := r.Call
-			if c == nil || c.Kind != tools.Read || r.Failed() {
-				continue
+			if c := r.Call; c != nil && c.Kind == tools.Read && !r.Failed() {
+				lines, first := outcome.FileLines(r.Text(), c.Args.Range)
+				if len(lines) > 0 {
+					out = append(out, sample{c.Args.File(tr.Cwd), lines, first})
+				}
 			}
-			file := c.Args.File(tr.Cwd)
-			lines, first := outcome.FileLines(r.Text(), c.Args.Range)
-			if len(lines) == 0 || first == 0 || Lang(file, lines[0]) == "" {
-				continue
-			}
-			key := fmt.Sprint(file, first, strings.Join(lines, "\n"))
-			if !seen[key] {
-				seen[key] = true
-				out = append(out, sample{file, lines, first})
-			}
+		}
+	}
+	return out
+}
+
+// corpusReads are the windows of files the corpus's sessions read, each
+// once, in a language the outline knows, where the read says where it
+// starts.
+func corpusReads(t *testing.T) []sample {
+	var out []sample
+	seen := map[string]bool{}
+	for _, s := range readsOf(t, testutil.CorpusFiles(t)) {
+		key := fmt.Sprint(s.file, s.first, strings.Join(s.lines, "\n"))
+		if s.first > 0 && Lang(s.file, s.lines[0]) != "" && !seen[key] {
+			seen[key] = true
+			out = append(out, s)
 		}
 	}
 	return out
