@@ -28,6 +28,9 @@ type language struct {
 	heredoc *lazyre.Regexp
 	// methods: a function in a class or a type's body is a method.
 	methods bool
+	// openers are the first characters of the blocks, quotes and trailing
+	// comment: the characters a line must hold to open anything.
+	openers string
 }
 
 type block struct{ open, close string }
@@ -247,6 +250,13 @@ var shebangs = []struct{ prog, lang string }{
 func init() {
 	for _, l := range languages {
 		byName[l.name] = l
+		l.openers = l.quotes
+		for _, b := range l.blocks {
+			l.openers += b.open[:1]
+		}
+		if l.trailing != "" {
+			l.openers += l.trailing[:1]
+		}
 		for _, e := range l.exts {
 			byExt[e] = l.name
 		}

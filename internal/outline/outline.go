@@ -242,7 +242,7 @@ func (s *scanner) leave(line string) {
 // a string ('`', "/*") opens nothing.
 func (s *scanner) enter(line string) {
 	l := s.lang
-	if l.heredoc != nil {
+	if l.heredoc != nil && strings.Contains(line, "<<") {
 		if m := l.heredoc.FindStringSubmatch(line); m != nil {
 			for _, word := range m[1:] {
 				if word != "" {
@@ -254,6 +254,12 @@ func (s *scanner) enter(line string) {
 	}
 next:
 	for i := 0; i < len(line); i++ {
+		// Most characters open nothing: skip to the next that may.
+		j := strings.IndexAny(line[i:], l.openers)
+		if j < 0 {
+			return
+		}
+		i += j
 		for _, b := range l.blocks {
 			if strings.HasPrefix(line[i:], b.open) {
 				rest := line[i+len(b.open):]
