@@ -92,10 +92,11 @@ func TestCounted(t *testing.T) {
 	}
 }
 
-// FuzzGroup: any list of paths groups without a panic; the lines name
-// every path (when no name holds the separators of the lines), and the
-// counted lines stay within their budget, or are the one line of every
-// path counted at the top.
+// FuzzGroup: any list of paths groups without a panic, into lines no
+// longer than the list and a few separators a path; the lines name every
+// path (when no name holds the separators of the lines), and the counted
+// lines stay within their budget, or are the one line of every path
+// counted at the top.
 func FuzzGroup(f *testing.F) {
 	f.Add("cmd/a/main.go\ncmd/b/main.go\nREADME.md\ndocs/\n", 40)
 	f.Add("/x/y\n/x/z/\n\n/x/y\n", 5)
@@ -109,9 +110,11 @@ func FuzzGroup(f *testing.F) {
 				kept = append(kept, p)
 			}
 		}
-		if strings.ContainsAny(list, "{}, (") {
-			d.Lines()
-		} else {
+		// Each path once, at most its name and a few separators.
+		if n := Size(d.Lines()); n > len(list)+4*len(kept)+1 {
+			t.Errorf("%d bytes of lines for %d bytes of %d paths", n, len(list), len(kept))
+		}
+		if !strings.ContainsAny(list, "{}, (") {
 			checkExpand(t, kept, d)
 		}
 		lines, depth := d.Counted(budget)
