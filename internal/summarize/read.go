@@ -83,7 +83,13 @@ func read(o output) ([]string, string, bool) {
 // readOutline reads a read: the file's lines it shows, the number of the
 // first (0: unknown), the file's language and the definitions in them.
 func (o output) readOutline() (lines []string, first int, lang string, defs []outline.Def) {
-	lines, first = outcome.FileLines(o.body, o.call.Args.Range)
+	if o.call.Continues != nil {
+		// More output of a running read (a Codex write_stdin): its lines
+		// do not start where the read's range does.
+		lines, first = outcome.ReadLines(o.body)
+	} else {
+		lines, first = outcome.FileLines(o.body, o.call.Args.Range)
+	}
 	if len(lines) > 0 {
 		lang = outline.Lang(o.call.Args.File(o.cwd), lines[0])
 	}
