@@ -233,10 +233,7 @@ type fileRead struct {
 func (x *fileRead) shown() ([]string, int) {
 	if !x.parsed {
 		x.parsed = true
-		text := x.r.Text()
-		if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
-			x.first = max(x.rng.Start, 1)
-		}
+		x.lines, x.first = outcome.FileLines(x.r.Text(), x.rng.Start, x.rng.Last != 0)
 	}
 	return x.lines, x.first
 }

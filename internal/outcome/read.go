@@ -154,6 +154,19 @@ func ReadLines(text string) (lines []string, first int) {
 	return strings.Split(body, "\n"), 0
 }
 
+// FileLines returns the lines of the file that a read's output shows and
+// the number of the first in the file: from the numbers the output carries
+// (ReadLines: a numbered read, SWE-agent's window), else from where the
+// read starts (start, of sed -n 'a,bp' or head: 1 when not given); first is
+// 0 when neither tells, for a read that counts from the file's end (tail
+// -n, fromEnd) of a file whose length is not known.
+func FileLines(text string, start int, fromEnd bool) (lines []string, first int) {
+	if lines, first = ReadLines(text); first == 0 && !fromEnd {
+		first = max(start, 1)
+	}
+	return lines, first
+}
+
 // SWE-agent's file viewer (open, goto, scroll, and its edits) prints a
 // window of the file, its lines numbered: "[File: PATH (N lines total)]",
 // then "N:text" lines.

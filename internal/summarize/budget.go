@@ -21,7 +21,9 @@ import (
 //  3. old edit runs compressed: the text the edits of a file changed is
 //     left out of their arguments, and the first one's result lists them
 //     all with what each did;
-//  4. the latest reads of files, summarized, then cleared, oldest first.
+//  4. the latest reads of files, summarized, then cleared, oldest first;
+//  5. the clears of steps 2 and 4 without the names and paths they keep
+//     (a read's definitions, a listing's paths), oldest first.
 //
 // Never touched: failed results, the last KeepRecent results, the active
 // edit loop (ActiveLoop), results that are markers or that a marker points
@@ -250,8 +252,11 @@ func (b *budget) ladder(tl stats.Tally) {
 		b.model = make([]string, len(t.Results))
 		sum = modelFirst{rules: Rules{Cwd: t.Cwd, Handle: b.handle}, answers: f.answers, ctr: f.ctr, made: b.model}
 	}
+	bare := clear
+	bare.Bare = true
 	if b.replaceAll(old, sum, stepSummary, true) || b.replaceAll(old, clear, stepClear, false) || b.editRuns(tl) ||
-		b.replaceAll(reads, sum, stepLatest, true) || b.replaceAll(reads, clear, stepLatest, false) {
+		b.replaceAll(reads, sum, stepLatest, true) || b.replaceAll(reads, clear, stepLatest, false) ||
+		b.replaceAll(old, bare, stepClear, false) || b.replaceAll(reads, bare, stepLatest, false) {
 		return
 	}
 	b.rep.Messages = b.total
@@ -311,6 +316,7 @@ func (b *budget) replaceAll(idx []int, s Summarizer, step string, summary bool) 
 // count1 counts one result replaced by a step in the report.
 func (b *budget) count1(i int, step string) {
 	switch {
+	case b.step[i] == step: // a clear made bare
 	case step == stepLatest && b.step[i] == "":
 		b.rep.LatestReads++
 	case step == stepClear && b.step[i] == stepSummary:

@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -115,5 +116,58 @@ func checkChanges(t *testing.T, in, out []byte, opts Options) {
 		if !opts.KeepMirrors && len(mirrors) > 0 && mirrors[0].Text != r.Text() {
 			t.Errorf("result %d (%s): mirror %s was not set to the summary", i, b.CallID, mirrors[0].Field)
 		}
+	}
+}
+
+// TestCorpusKeepsWhatIsReadAgain: the summary of every listing and search
+// of every fixture and corpus file names every path it showed, or counts
+// it with its directory; the summary of every read names every definition
+// its outline finds; a clear of either names them too.
+func TestCorpusKeepsWhatIsReadAgain(t *testing.T) {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, defs := 0, 0
+	for _, path := range inputs(t) {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := transcripttest.Parse(t, in)
+		for _, r := range tr.Results {
+			c := r.Call
+			if c == nil || r.Failed() {
+				continue
+			}
+			text := r.Text()
+			where := testutil.Name(path) + " " + c.ID
+			for _, s := range []Summarizer{Rules{Cwd: tr.Cwd}, Clear{Cwd: tr.Cwd, Counter: ctr}} {
+				sum, ok := s.Summarize(c, text)
+				if !ok {
+					continue
+				}
+				covered := Covered(sum)
+				for _, p := range ShownPaths(c, text, tr.Cwd) {
+					paths++
+					if _, counted := covered(p); !counted {
+						t.Errorf("%s: %T names %q neither by itself nor by its directory:\n%s", where, s, p, sum)
+					}
+				}
+				if c.Kind != tools.Read {
+					continue
+				}
+				_, o, _ := Rules{Cwd: tr.Cwd}.summarize(c, text)
+				for _, d := range o.must.names {
+					defs++
+					if !strings.Contains(sum, d) && !strings.Contains(sum, "… (") {
+						t.Errorf("%s: %T does not name the definition %q:\n%s", where, s, d, sum)
+					}
+				}
+			}
+		}
+	}
+	if testutil.CorpusIfPresent(t) != nil && (paths == 0 || defs == 0) {
+		t.Errorf("%d paths and %d definitions checked: the corpus has listings, searches and reads", paths, defs)
 	}
 }

@@ -51,13 +51,22 @@ func FuzzParsers(f *testing.F) {
 				t.Errorf("negative counts: %+v", c)
 			}
 		}
-		hits := parseHits(s, "/r")
-		if len(hits.first) > searchKeep || hits.matches < 0 {
-			t.Errorf("hits: %+v", hits)
+		hits := parseHits(s, "/r", "a.go")
+		if hits.matches < len(hits.list) {
+			t.Errorf("hits: %d matches, %d match lines", hits.matches, len(hits.list))
+		}
+		files := map[string]bool{}
+		for _, f := range hits.files {
+			files[f] = true
+		}
+		for _, x := range hits.list {
+			if !files[x.file] || x.line < 0 {
+				t.Errorf("hit %+v: a file not listed, or a negative line", x)
+			}
 		}
 		l := parseListing(s, "/r")
-		if len(l.entries.samples) > maxPaths || l.entries.n != l.files+l.dirs {
-			t.Errorf("listing: %+v", l)
+		if len(l.paths) != l.files+l.dirs {
+			t.Errorf("listing: %d paths, %d files and %d directories", len(l.paths), l.files, l.dirs)
 		}
 	})
 }

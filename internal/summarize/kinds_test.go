@@ -64,7 +64,7 @@ func oneCall(t *testing.T, c kindCase, output string) *transcript.Transcript {
 	return tr
 }
 
-// TestKinds pins the summary of real outputs of every kind
+// TestKinds pins the summary and the clear of real outputs of every kind
 // (testdata/kinds/*.txtar → *.golden; go test -update rewrites them).
 func TestKinds(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "kinds", "*.txtar"))
@@ -82,6 +82,10 @@ func TestKinds(t *testing.T) {
 			if ok {
 				checkSummary(t, call, cwd, got)
 				out = got + "\n"
+			}
+			if cleared, ok := (Clear{Cwd: cwd, Counter: approx(t)}).Summarize(call, text); ok {
+				checkSummary(t, call, cwd, cleared)
+				out += "--- cleared (--mode clear, and a budget's clears):\n" + cleared + "\n"
 			}
 			testutil.Golden(t, filepath.Join("testdata", "kinds", name+".golden"), []byte(out))
 		})

@@ -1,10 +1,11 @@
 package summarize
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"path"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/lazyre"
+	"github.com/ctxkit/ctxkit/internal/pathlist"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -19,48 +20,7 @@ const (
 type listing struct {
 	files, dirs int             // entries: files, and directories listed as such
 	parents     map[string]bool // the directories the files are in
-	entries     names           // relative to cwd where under it; directories end with /
-}
-
-// names gathers paths to name a few of them: the first ones, and the
-// directory they are all in.
-type names struct {
-	n       int
-	samples []string // the first maxPaths
-	under   string   // the directory ("src/app/") every path is in, or ""
-}
-
-func (ns *names) add(p string) {
-	parent := p[:strings.LastIndexByte(strings.TrimSuffix(p, "/"), '/')+1]
-	if ns.n == 0 {
-		ns.under = parent
-	} else {
-		ns.under = commonDir(ns.under, parent)
-	}
-	ns.n++
-	if len(ns.samples) < maxPaths {
-		ns.samples = append(ns.samples, p)
-	}
-}
-
-// String names the paths, relative to the directory they share: " under
-// src/: a.go, b.go", and when there are more than maxPaths, the first of
-// them and how many more: ": a.go, b.go, … (97 more)".
-func (ns names) String() string {
-	var b strings.Builder
-	samples := ns.samples
-	if ns.under != "" && ns.n > 1 {
-		b.WriteString(" under " + ns.under)
-		samples = make([]string, len(ns.samples))
-		for i, s := range ns.samples {
-			samples[i] = strings.TrimPrefix(s, ns.under)
-		}
-	}
-	b.WriteString(": " + strings.Join(samples, ", "))
-	if more := ns.n - len(samples); more > 0 {
-		b.WriteString(", … (" + textfmt.Int(more) + " more)")
-	}
-	return b.String()
+	paths       []string        // relative to cwd where under it; directories end with /
 }
 
 // lsLong matches a line of ls -l: type and mode, links, owner, group, size,
@@ -75,16 +35,22 @@ func isLong(line string) bool {
 
 // parseListing reads the listings tools print: a path a line (Glob, find,
 // rg --files, ls -1), ls -l, ls of several directories ("dir:" headers),
-// and the "- name" trees of list tools. cwd shortens the samples.
+// and the "- name" trees of list tools, whose nesting makes the paths.
+// cwd shortens the paths.
 func parseListing(body, cwd string) listing {
 	l := listing{parents: map[string]bool{}}
+	var tree []treeDir // the "- dir/" entries the current line is in
 	eachLine(body, func(_ int, line string) bool {
 		name := strings.TrimSpace(line)
 		dir := false
 		switch {
 		case name == "" || strings.HasPrefix(name, "total ") || strings.HasPrefix(name, "NOTE: ") ||
-			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")"):
-			return true // ls's block count; notes such as "(Results are truncated …)"
+			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")") || name == "bash-$" ||
+			strings.HasPrefix(name, "Found ") && strings.HasSuffix(name, ":"):
+			// ls's block count; notes such as "(Results are truncated …)";
+			// SWE-agent's find_file header ("Found 2 matches for …:") and its
+			// state lines and prompt after an observation.
+			return true
 		case isLong(name):
 			m := lsLong.FindStringSubmatch(name)
 			name, dir = m[2], m[1] == "d"
@@ -97,7 +63,17 @@ func parseListing(body, cwd string) listing {
 		case strings.HasSuffix(name, ":") && !strings.ContainsAny(name, " \t"):
 			return true // ls DIR1 DIR2 and ls -R print "DIR:" before each directory
 		case strings.HasPrefix(name, "- "):
+			indent := len(line) - len(strings.TrimLeft(line, " "))
+			for len(tree) > 0 && tree[len(tree)-1].indent >= indent {
+				tree = tree[:len(tree)-1]
+			}
 			name = strings.TrimPrefix(name, "- ")
+			if len(tree) > 0 && !path.IsAbs(name) {
+				name = tree[len(tree)-1].path + name
+			}
+			if strings.HasSuffix(name, "/") {
+				tree = append(tree, treeDir{indent, name})
+			}
 		}
 		if strings.HasSuffix(name, "/") {
 			dir = true
@@ -109,19 +85,17 @@ func parseListing(body, cwd string) listing {
 			l.files++
 			l.parents[path.Dir(name)] = true
 		}
-		l.entries.add(shortPath(name, cwd))
+		l.paths = append(l.paths, shortPath(name, cwd))
 		return true
 	})
 	return l
 }
 
-// commonDir is the longest directory ("a/b/") both directories start with.
-func commonDir(a, b string) string {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return a[:strings.LastIndexByte(a[:n], '/')+1]
+// treeDir is a directory of a list tool's "- name" tree, and the
+// indentation of its line.
+type treeDir struct {
+	indent int
+	path   string
 }
 
 // shortPath shows a path relative to cwd when it lies under it.
@@ -134,7 +108,8 @@ func shortPath(p, cwd string) string {
 	return p
 }
 
-// list counts a listing's files and directories and names a few.
+// list counts a listing's files and directories and names every path,
+// or, past half the output, every directory with its count.
 func list(o output) ([]string, string, bool) {
 	l := parseListing(o.body, o.cwd)
 	if l.files+l.dirs == 0 {
@@ -149,7 +124,8 @@ func list(o output) ([]string, string, bool) {
 	default:
 		counts = textfmt.Plural(l.files, "file", "files") + ", " + textfmt.Plural(l.dirs, "directory", "directories")
 	}
-	return []string{counts + l.entries.String() + "; the full listing is not shown here"}, "", true
+	facts, detail := o.paths(counts, pathlist.Group(l.paths), "path")
+	return facts, detail, true
 }
 
 // treeCounts matches the last line of tree: "14 directories, 127 files".

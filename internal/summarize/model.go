@@ -22,7 +22,7 @@ import (
 
 // PromptVersion names the prompt and the way an answer becomes a summary.
 // Answers are cached under it: change it whenever either changes.
-const PromptVersion = "ctx-summarize/1"
+const PromptVersion = "ctx-summarize/2"
 
 // AnswerTokens is the cap on an answer's tokens to ask for: the prompt asks
 // for at most 100 words (about 130 tokens); an answer cut at the cap is not
@@ -129,7 +129,15 @@ func (f *Filter) prompt(o output) string {
 	if len(o.must.paths) > 0 {
 		b.WriteString("Paths to name: " + strings.Join(o.must.paths, ", ") + "\n")
 	}
-	body, cut := f.modelInput(o.body)
+	reserve := 0
+	if o.must.outline != "" {
+		// The whole file's outline, which the output cut to its head and
+		// tail would lose the middle of.
+		outline := "Outline (the file's definitions and their lines; name them):\n" + strings.TrimPrefix(o.must.outline, "\n") + "\n"
+		b.WriteString(outline)
+		reserve = min(f.ctr.Count(outline), f.opts.ModelInput/2)
+	}
+	body, cut := f.modelInput(o.body, reserve)
 	if cut {
 		b.WriteString("Result (too long: its head, the lines that matter and its tail):\n")
 	} else {
@@ -140,10 +148,11 @@ func (f *Filter) prompt(o output) string {
 }
 
 // modelInput is what a model is sent of an output: the whole, or, over
-// ModelInput tokens, its head and tail and the lines between that say what
-// failed (ctx-truncate's cut), and whether it was cut.
-func (f *Filter) modelInput(body string) (string, bool) {
-	n := f.opts.ModelInput
+// ModelInput tokens less reserve (what the prompt sends besides), its head
+// and tail and the lines between that say what failed (ctx-truncate's
+// cut), and whether it was cut.
+func (f *Filter) modelInput(body string, reserve int) (string, bool) {
+	n := f.opts.ModelInput - reserve
 	if n == 0 || len(body) <= n { // a token is a byte at least
 		return body, false
 	}

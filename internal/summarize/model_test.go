@@ -28,18 +28,23 @@ func testLog() string {
 	return b.String()
 }
 
+// storeGo is a Go file of 80 lines and two definitions.
+func storeGo() string {
+	return "package store\n\nfunc Load() {\n" + lines("\t// keep the link's expiry, and say when it expires: a link expires once", 76) + "}\n"
+}
+
 // modelSession is a session of old results of several kinds, then recent
 // work: a long listing (a one-line summary), a read, a test run that
 // printed error lines (with exit code 0: it is not a failed call), a
 // search, and a short output.
 func modelSession() *chat {
 	var grep strings.Builder
-	for i := range 30 {
+	for i := range 150 {
 		fmt.Fprintf(&grep, "internal/store/file%d.go:%d:\tif err != nil { return fmt.Errorf(\"load %d: %%w\", err) } // %s\n", i%6, i+10, i, strings.Repeat("keep the link's expiry ", 8))
 	}
 	return (&chat{}).user("fix the store").
 		call("c1", "bash", `{"command":"find . -name '*.go'"}`, lines("./pkg/file.go", 40)).
-		call("c2", "read_file", readArgs("internal/store/store.go"), lines("package store //", 80)).
+		call("c2", "read_file", readArgs("internal/store/store.go"), storeGo()).
 		call("c3", "bash", `{"command":"go test ./internal/store/"}`, testLog()).
 		call("c4", "grep", `{"pattern":"Errorf","path":"internal/store"}`, grep.String()).
 		call("c5", "bash", `{"command":"echo hi"}`, "hi\n").
@@ -74,7 +79,8 @@ func TestPrompts(t *testing.T) {
 		t.Error("Prompts changed the transcript")
 	}
 	read, test, grep := prompts[0].User, prompts[1].User, prompts[2].User
-	for _, want := range []string{"Tool: read_file\n", `Parameters: {"path":"internal/store/store.go"}`, "Known: a read call; 80 lines (", "Result:\npackage store // line 1\n"} {
+	for _, want := range []string{"Tool: read_file\n", `Parameters: {"path":"internal/store/store.go"}`, "Known: a read call; 80 lines (",
+		"Outline (the file's definitions and their lines; name them):\n1: package store\n3: func Load() {\nResult (too long: its head, the lines that matter and its tail):\npackage store\n\nfunc Load() {\n"} {
 		if !strings.Contains(read, want) {
 			t.Errorf("read prompt has no %q:\n%s", want, read)
 		}
@@ -96,7 +102,7 @@ func TestPrompts(t *testing.T) {
 	if n := approx(t).Count(test[strings.Index(test, "Result"):]); n > 600+30 {
 		t.Errorf("the test log's excerpt has %d tokens, over --llm-max-input 600", n)
 	}
-	if !strings.Contains(grep, "Known: a search call; 30 matches in 6 files under internal/store/: file0.go,") ||
+	if !strings.Contains(grep, "Known: a search call; 150 matches in 6 files; 150 lines (") ||
 		!strings.Contains(grep, "Paths to name: internal/store/file0.go, internal/store/file1.go, internal/store/file2.go, internal/store/file3.go, internal/store/file4.go, internal/store/file5.go\n") {
 		t.Errorf("grep prompt:\n%s", grep)
 	}
@@ -198,7 +204,7 @@ func TestModelSummaryKeeps(t *testing.T) {
 	} {
 		s := modelSummary(o, "m", tc.answer)
 		head, rest, _ := strings.Cut(s, "\n")
-		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 30 matches in 6 files under internal/store/: file0.go, file1.go, file2.go, file3.go, file4.go, file5.go; 30 lines (8,150 chars).` {
+		if head != `[ctx-summarize, model m] grep "Errorf" in internal/store: 150 matches in 6 files; 150 lines (40,900 chars).` {
 			t.Errorf("marker line %q", head)
 		}
 		if "\n"+rest != tc.want {

@@ -38,6 +38,10 @@ type musts struct {
 	linesRead bool
 	morePaths int  // the paths named beyond paths, counted only
 	generic   bool // paths are those the output names (outcome.Paths), not the kind's own
+	// names are the definitions a read's outline names, each once, and
+	// outline its lines, which a model is shown.
+	names   []string
+	outline string
 }
 
 func newOutput(c *transcript.Call, text, cwd, handle string) output {
@@ -139,8 +143,9 @@ func (o output) keepErrors() {
 }
 
 // kept appends to a summary what the output's summary must keep that it
-// does not show: each error line on a line of its own, and, with paths, the
-// paths on a line "Paths: A, B, … (N more)".
+// does not show: each error line on a line of its own, and, with paths (a
+// model's summary), the names a read's outline names on a line "Defines:
+// A, B", and the paths on a line "Paths: A, B, … (N more)".
 func (o output) kept(summary string, paths bool) string {
 	var b strings.Builder
 	b.WriteString(summary)
@@ -157,6 +162,15 @@ func (o output) kept(summary string, paths bool) string {
 		if !strings.Contains(summary, p) {
 			missing = append(missing, p)
 		}
+	}
+	var undefined []string
+	for _, n := range o.must.names {
+		if paths && !strings.Contains(summary, n) {
+			undefined = append(undefined, n)
+		}
+	}
+	if len(undefined) > 0 {
+		b.WriteString("\nDefines: " + strings.Join(undefined, ", "))
 	}
 	switch {
 	case len(missing) > 0 && o.must.morePaths > 0:

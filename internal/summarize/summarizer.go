@@ -128,12 +128,17 @@ func pick(c *transcript.Call, body string) kindSummary {
 
 // Clear is the summarizer of --mode clear: one line that names the tool,
 // what the call was about, how it ended and the size removed, as
-// Anthropic's context editing clears old tool results; then the lines of
-// the output that say what went wrong, which are never cleared.
+// Anthropic's context editing clears old tool results; then what the agent
+// would read or list again for: the names a read's file defines, the paths
+// a listing or a search showed; and the lines of the output that say what
+// went wrong, which are never cleared.
 type Clear struct {
 	Cwd     string
 	Handle  func(*transcript.Result) string // as Rules.Handle
 	Counter tokens.Counter                  // for the tokens removed
+	// Bare leaves out the names and paths: the last step of a budget that
+	// the history does not fit otherwise.
+	Bare bool
 }
 
 // Summarize implements Summarizer.
@@ -151,7 +156,11 @@ func (s Clear) clear(c *transcript.Call, text string, n int) string {
 		o.keepErrors()
 	}
 	removed := "output cleared: " + size(text) + ", " + textfmt.Plural(n, "token", "tokens") + ", not shown here"
-	return o.kept(o.line([]string{o.status(), removed}, ""), false)
+	named := ""
+	if !s.Bare {
+		named = o.named()
+	}
+	return o.kept(o.line([]string{o.status(), removed}, named), false)
 }
 
 // The summaries of each kind.
@@ -168,13 +177,6 @@ const (
 	otherEnds = 5  // the first and last lines kept of any other output
 	webHead   = 5  // the first lines kept of a page or search results
 )
-
-// read keeps a short read whole, else its first and last lines.
-func read(o output) ([]string, string, bool) {
-	total := countLines(o.body)
-	return []string{size(o.body) + ", the first " + textfmt.Int(readEnds) + " and last " + textfmt.Int(readEnds) + " shown; read the file again for the rest"},
-		excerpt(o.body, total, head(o.body, readEnds), tail(o.body, readEnds, total)), true
-}
 
 // web keeps the URL or query (in the marker line) and the first lines.
 func web(o output) ([]string, string, bool) {

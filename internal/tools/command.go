@@ -679,3 +679,71 @@ func quote(w string) string {
 	}
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
+
+// Printed names the files a shell command prints whole or in part, when it
+// is not a read of one file: the files cat, head, tail, nl or bat are
+// given (cat a.json b.json), or, for a listing piped into xargs cat, the
+// listing's command (find . -name '*.json' | xargs cat gives "find . -name
+// '*.json'" as lister). Both are empty for any other command.
+func Printed(cmd string) (files []string, lister string) {
+	pl, _, ok := mainPipeline(cmd, 0)
+	if !ok {
+		return nil, ""
+	}
+	for i, c := range pl {
+		words := stripPrefixes(c.words)
+		if c.compound || len(words) == 0 {
+			return nil, ""
+		}
+		prog, args := path.Base(words[0]), words[1:]
+		if prog == "xargs" && i > 0 {
+			if prints(operands(args, xargsValueFlags)) {
+				var parts []string
+				for _, p := range pl[:i] {
+					parts = append(parts, JoinArgv(stripPrefixes(p.words)))
+				}
+				return nil, strings.Join(parts, " | ")
+			}
+			return nil, ""
+		}
+		if i == 0 && prints(words) {
+			return printedFiles(prog, args), ""
+		}
+	}
+	return nil, ""
+}
+
+// prints reports whether a command's words run a program that prints
+// files.
+func prints(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	switch path.Base(words[0]) {
+	case "cat", "head", "tail", "nl", "bat", "batcat":
+		return true
+	}
+	return false
+}
+
+// printedFiles are the files a printing program is given.
+func printedFiles(prog string, args []string) []string {
+	var files []string
+	switch prog {
+	case "head", "tail":
+		_, files, _ = lineSpec(args, "10")
+	default:
+		files = operands(args, nil)
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		if f != "-" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// xargsValueFlags are the flags of xargs that take a value.
+var xargsValueFlags = map[string]bool{"I": true, "n": true, "P": true, "L": true, "d": true, "s": true, "E": true, "a": true,
+	"-max-args": true, "-max-procs": true, "-delimiter": true, "-arg-file": true, "-replace": true}

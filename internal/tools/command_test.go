@@ -2,6 +2,7 @@ package tools
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -158,6 +159,31 @@ P"`, Step{Words: []string{"apply_patch"}, Heredoc: "*** Begin Patch\n*** End Pat
 		got, ok := MainStep(c.cmd)
 		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("MainStep(%q) = %#v, %v; want %#v, %v", c.cmd, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestPrinted(t *testing.T) {
+	cases := []struct {
+		cmd    string
+		files  []string
+		lister string
+	}{
+		{"cat a.json b.json", []string{"a.json", "b.json"}, ""},
+		{"head -n 5 a.log b.log | cut -c1-80", []string{"a.log", "b.log"}, ""},
+		{"tail -20 x.out y.out", []string{"x.out", "y.out"}, ""},
+		{"cd /r && cat src/*.go", []string{"src/*.go"}, ""},
+		{"find . -name '*.json' | xargs cat | jq .", nil, "find . -name '*.json'"},
+		{"git ls-files | grep test | xargs -n 1 head -3", nil, "git ls-files | grep test"},
+		{"find . | xargs grep -l x", nil, ""},
+		{"for f in a b; do cat $f; done", nil, ""},
+		{"go test ./...", nil, ""},
+		{"cat - < in.txt", nil, ""},
+	}
+	for _, c := range cases {
+		files, lister := Printed(c.cmd)
+		if strings.Join(files, " ") != strings.Join(c.files, " ") || lister != c.lister {
+			t.Errorf("%q: files %q, lister %q; want %q, %q", c.cmd, files, lister, c.files, c.lister)
 		}
 	}
 }

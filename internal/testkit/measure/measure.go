@@ -1,7 +1,8 @@
 // Package measure says what a run of the filters kept of a transcript: the
 // tokens it saved, and what must not be lost: the latest read of every file
-// whole, the paths the tool outputs named, the lines that say what went
-// wrong, the failed results. Tests and the numbers in the docs use it
+// whole, the paths the tool outputs named (those of listings and searches
+// in particular), the definitions of the files read, the lines that say
+// what went wrong, the failed results. Tests and the numbers in the docs use it
 // (docs/summarize.md, "Choosing the defaults"), so that the numbers can be
 // made again.
 package measure
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/outline"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -37,6 +39,15 @@ type Kept struct {
 	ErrorLines, ErrorLinesKept int
 	// Failed is the failed results; FailedWhole those unchanged.
 	Failed, FailedWhole int
+	// Listed is the paths the listings and searches showed
+	// (summarize.ShownPaths), one count per output and path; ListedInView
+	// those its text in the output still names (whole, or its summary names
+	// it in its directory's group).
+	Listed, ListedInView int
+	// Defs is the definitions the reads showed (outline.Find); DefsNamed
+	// those whose name is somewhere in the history, DefsShown those that
+	// the read's text in the output still names.
+	Defs, DefsNamed, DefsShown int
 }
 
 // Add adds another transcript's counts.
@@ -53,6 +64,11 @@ func (k *Kept) Add(o Kept) {
 	k.ErrorLinesKept += o.ErrorLinesKept
 	k.Failed += o.Failed
 	k.FailedWhole += o.FailedWhole
+	k.Listed += o.Listed
+	k.ListedInView += o.ListedInView
+	k.Defs += o.Defs
+	k.DefsNamed += o.DefsNamed
+	k.DefsShown += o.DefsShown
 }
 
 // Compare measures what after, the output of filters run on before, kept
@@ -79,6 +95,7 @@ func Compare(before, after *transcript.Transcript, ctr tokens.Counter) Kept {
 		return text
 	}
 
+	history := historyText(after)
 	latest := map[string]int{}
 	for i, r := range before.Results {
 		c := r.Call
@@ -95,10 +112,15 @@ func Compare(before, after *transcript.Transcript, ctr tokens.Counter) Kept {
 		case tools.Read:
 			if f := c.Args.File(before.Cwd); f != "" && c.Continues == nil && !r.Failed() {
 				latest[f] = i
+				k.definitions(c, r.Text(), seen(after.Results[i]), before.Cwd, history)
 			}
 			continue
 		case tools.Edit, tools.Write:
 			continue
+		case tools.List, tools.Search:
+			if !r.Failed() {
+				k.listed(c, r.Text(), seen(after.Results[i]), before.Cwd)
+			}
 		}
 		text := r.Text()
 		out := ""
@@ -131,6 +153,56 @@ func Compare(before, after *transcript.Transcript, ctr tokens.Counter) Kept {
 		}
 	}
 	return k
+}
+
+// historyText is every text of a transcript that the model is sent:
+// messages, tool inputs and results.
+func historyText(t *transcript.Transcript) string {
+	var b strings.Builder
+	for _, m := range t.Messages {
+		for _, bl := range m.Blocks {
+			b.WriteString(bl.Text + "\n")
+		}
+	}
+	for _, c := range t.Calls {
+		b.WriteString(c.Input + "\n")
+	}
+	for _, r := range t.Results {
+		b.WriteString(r.Text() + "\n")
+	}
+	return b.String()
+}
+
+// listed counts the paths a listing or a search showed, and those its
+// text now (out) still names (summarize.Covered).
+func (k *Kept) listed(c *transcript.Call, text, out, cwd string) {
+	paths := summarize.ShownPaths(c, text, cwd)
+	covered := summarize.Covered(out)
+	for _, p := range paths {
+		k.Listed++
+		if named, _ := covered(p); strings.HasPrefix(out, text) || strings.Contains(out, p) || named {
+			k.ListedInView++
+		}
+	}
+}
+
+// definitions counts the definitions a read showed (outline.Find), those
+// whose name is somewhere in the history, and those the read's text in
+// the output (out) still names.
+func (k *Kept) definitions(c *transcript.Call, text, out, cwd, history string) {
+	lines, first := outcome.FileLines(text, c.Args.Range.Start, c.Args.Range.Last != 0)
+	if len(lines) == 0 {
+		return
+	}
+	for _, d := range outline.Find(outline.Lang(c.Args.File(cwd), lines[0]), lines, max(first, 1)) {
+		k.Defs++
+		if strings.Contains(history, d.Name) {
+			k.DefsNamed++
+		}
+		if strings.Contains(out, d.Name) {
+			k.DefsShown++
+		}
+	}
 }
 
 // whole reports whether a read is whole in the output: its text unchanged,

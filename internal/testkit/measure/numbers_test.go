@@ -45,6 +45,28 @@ func TestDefaultsKeepWhatMatters(t *testing.T) {
 	}
 }
 
+// TestSummariesKeepWhatIsReadAgain runs ctx-summarize alone, with its
+// defaults and with protection lowered, over every corpus file: of the
+// paths the listings and searches showed, at least 90% are still named by
+// their outputs, and of the definitions of the files read, at least 90%
+// are named somewhere in the history.
+func TestSummariesKeepWhatIsReadAgain(t *testing.T) {
+	for _, set := range []func(*summarize.Options){nil, func(o *summarize.Options) { o.ProtectCalls, o.MinSavings = 3, 0 }} {
+		var all Kept
+		for _, f := range read(t, testutil.CorpusIfPresent(t)) {
+			out := pipeline(t, f.data, summarizeStep(t, set))
+			all.Add(Compare(parse(t, f.data), parse(t, out), counter()))
+		}
+		t.Logf("%d of %d listed paths still named, %d of %d definitions named", all.ListedInView, all.Listed, all.DefsNamed, all.Defs)
+		if 10*all.ListedInView < 9*all.Listed {
+			t.Errorf("%d of %d listed paths still named: under 90%%", all.ListedInView, all.Listed)
+		}
+		if 10*all.DefsNamed < 9*all.Defs {
+			t.Errorf("%d of %d definitions named in the history: under 90%%", all.DefsNamed, all.Defs)
+		}
+	}
+}
+
 // TestNumbers prints the tables of the docs (README.md,
 // docs/summarize.md, docs/dedupe.md), measured on the corpus; run it with
 // CTX_NUMBERS=1 (scripts/measure).
@@ -53,13 +75,61 @@ func TestNumbers(t *testing.T) {
 		t.Skip("prints the docs' tables: CTX_NUMBERS=1")
 	}
 	files := read(t, testutil.CorpusFiles(t))
-	fmt.Print("## The three filters with their defaults\n\n", defaultsTable(t, files))
+	fmt.Print("## ctx-summarize alone: what it saves and keeps, with its defaults and with --budget 30k and 60k\n\n", keepsTable(t, files))
+	fmt.Print("\n## The three filters with their defaults\n\n", defaultsTable(t, files))
 	fmt.Print("\n## ctx-summarize --budget 30k, with an archive\n\n", budgetTable(t, files, 30000))
 	fmt.Print("\n## ctx-summarize alone\n\n", summarizeTable(t, files))
 	fmt.Print("\n## The knobs, one at a time\n\n", knobsTable(t, files))
 	fmt.Print("\n## Protection: turns, or the recent work\n\n", protectionTable(t, files))
 	fmt.Print("\n## ctx-dedupe: the seed rule and --keep latest\n\n", dedupeTable(t, files))
 	fmt.Print("\n## ctx-summarize --llm: what a run asks\n\n", modelCostTable(t, files))
+}
+
+// budgetOpts are ctx-summarize --budget's options (no archive): the last 3
+// results kept whole, as under any budget unless --keep-recent says.
+func budgetOpts(budget int) func(*summarize.Options) {
+	return func(o *summarize.Options) {
+		*o = summarize.Options{Mode: summarize.ModeSummary, Budget: budget, KeepRecent: 3, Counter: counter()}
+	}
+}
+
+// keepsTable: ctx-summarize alone on each session, with its defaults and
+// with --budget 30k (which most sessions cannot meet) and 60k: the tool
+// output saved, and what is still in view of
+// the paths the listings and searches showed (in their outputs), of the
+// definitions of the files read (in the history, and in the reads'
+// outputs), and of the error lines.
+func keepsTable(t *testing.T, files []file) string {
+	var b strings.Builder
+	for _, cfg := range []struct {
+		name string
+		set  func(*summarize.Options)
+	}{{"the defaults", nil}, {"--budget 30k", budgetOpts(30000)}, {"--budget 60k", budgetOpts(60000)}} {
+		var tb table
+		tb.header("session, "+cfg.name, "tool output saved", "listed paths still named", "definitions named in the history", "in the reads", "error lines kept")
+		var all Kept
+		for _, f := range files {
+			out := pipeline(t, f.data, summarizeStep(t, cfg.set))
+			k := Compare(parse(t, f.data), parse(t, out), counter())
+			all.Add(k)
+			tb.row(f.name, saved(k.ToolOutput), kept(k.ListedInView, k.Listed), kept(k.DefsNamed, k.Defs), kept(k.DefsShown, k.Defs), kept(k.ErrorLinesKept, k.ErrorLines))
+		}
+		tb.row("all", saved(all.ToolOutput), keptShare(all.ListedInView, all.Listed), keptShare(all.DefsNamed, all.Defs),
+			keptShare(all.DefsShown, all.Defs), keptShare(all.ErrorLinesKept, all.ErrorLines))
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(tb.b.String())
+	}
+	return b.String()
+}
+
+// keptShare is "k of n (P%)".
+func keptShare(k, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return kept(k, n) + " (" + share(k, n) + ")"
 }
 
 // defaultsTable: tokens after each filter of the pipeline, with every
