@@ -17,7 +17,7 @@ import (
 // exactly those an independent reading of the file finds; every result can
 // be rewritten in place and read back.
 func TestCorpus(t *testing.T) {
-	for _, path := range testutil.FixturesAndCorpus(t) {
+	for _, path := range append(testutil.Requests(t), testutil.FixturesAndCorpus(t)...) {
 		t.Run(testutil.Name(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -81,10 +81,14 @@ func oracle(t *testing.T, data []byte, format Format) (calls, results []string) 
 	case trimmed[0] == '[':
 		must(t, json.Unmarshal(trimmed, &records))
 	case format == SWEAgent:
-	case format == OpenAI || format == Anthropic:
+	case format == OpenAI || format == Anthropic || format == Codex && trimmed[0] == '{':
 		var doc map[string]any
 		if json.Unmarshal(trimmed, &doc) == nil {
-			for _, m := range doc["messages"].([]any) {
+			key := "messages"
+			if format == Codex {
+				key = "input" // a Responses API request body
+			}
+			for _, m := range doc[key].([]any) {
 				records = append(records, m.(map[string]any))
 			}
 			break

@@ -136,9 +136,9 @@ func (p *parser) anthropicMessage(v jsonscan.Value, pos Pos, tur jsonscan.Value)
 	}
 }
 
-// anthropicSystem reads the top-level system prompt of a request body.
-func (p *parser) anthropicSystem(root jsonscan.Value) {
-	sys := root.Get("system")
+// system reads the system prompt at the top of a request body (Messages'
+// "system", Responses' "instructions"): a string or text blocks.
+func (p *parser) system(sys jsonscan.Value) {
 	text := sys.Str()
 	if sys.IsArray() {
 		text = blocksText(sys)
@@ -152,6 +152,24 @@ func (p *parser) anthropicSystem(root jsonscan.Value) {
 	for i, m := range p.t.Messages {
 		m.Index = i
 	}
+}
+
+// requestSession is the session a request body names: Claude Code's
+// session_id in metadata.user_id (a JSON object in a string; older
+// versions end the string with _session_ and the id), else the
+// prompt_cache_key that Codex sets to its session's id; "" for none.
+func requestSession(root jsonscan.Value) string {
+	f := root.Fields("metadata", "prompt_cache_key")
+	user := f[0].Get("user_id").Str()
+	if strings.HasPrefix(user, "{") && jsonscan.Valid(user) {
+		if id := jsonscan.Parse(user, 0).Get("session_id").Str(); id != "" {
+			return id
+		}
+	}
+	if i := strings.LastIndex(user, "_session_"); i >= 0 && i+len("_session_") < len(user) {
+		return user[i+len("_session_"):]
+	}
+	return f[1].Str()
 }
 
 func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {

@@ -17,6 +17,9 @@ import (
 func fuzzParse(f *testing.F, format Format, seeds ...string) {
 	for _, name := range seeds {
 		data, err := os.ReadFile(filepath.Join(testutil.Root(f), "testdata", "formats", name))
+		if errors.Is(err, os.ErrNotExist) {
+			data, err = os.ReadFile(filepath.Join(testutil.Root(f), "testdata", "requests", name))
+		}
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -63,7 +66,7 @@ func FuzzParseOpenAI(f *testing.F) {
 }
 
 func FuzzParseAnthropic(f *testing.F) {
-	fuzzParse(f, Anthropic, "anthropic-array.json", "anthropic.jsonl", "anthropic-request.json")
+	fuzzParse(f, Anthropic, "anthropic-array.json", "anthropic.jsonl", "anthropic-request.json", "claude-code-request.json", "anthropic-request-tools.json")
 }
 
 func FuzzParseClaudeCode(f *testing.F) {
@@ -71,7 +74,7 @@ func FuzzParseClaudeCode(f *testing.F) {
 }
 
 func FuzzParseCodex(f *testing.F) {
-	fuzzParse(f, Codex, "codex.jsonl", "codex-items.json")
+	fuzzParse(f, Codex, "codex.jsonl", "codex-items.json", "codex-request.json", "responses-request.json")
 }
 
 func FuzzParseSWEAgent(f *testing.F) {

@@ -49,8 +49,14 @@ func (p *parser) parse(records []record) {
 			p.sweAgentMessage(r.v, r.pos)
 		}
 	}
-	if p.t.Format == Anthropic && p.t.Layout == Object {
-		p.anthropicSystem(p.root)
+	if p.t.Layout == Object {
+		switch p.t.Format {
+		case Anthropic:
+			p.system(p.root.Get("system"))
+		case Codex:
+			p.system(p.root.Get("instructions"))
+		}
+		p.t.SessionID = requestSession(p.root)
 	}
 	if len(p.eventUsers) > 0 && p.itemUsers {
 		p.dropEventUsers()

@@ -137,12 +137,16 @@ func records(src string, msgs jsonscan.Value) []record {
 }
 
 // messagesOf is the array of messages an object holds, and its key:
-// "messages" (a request body, a mini-swe-agent trajectory), or a SWE-agent
-// trajectory's "history".
+// "messages" (a request body, a mini-swe-agent trajectory), a SWE-agent
+// trajectory's "history", or the "input" items of a Responses API request
+// body.
 func messagesOf(root jsonscan.Value, format Format) (string, jsonscan.Value) {
-	f := root.Fields("messages", "history")
-	if format == SWEAgent || format == "" && !f[0].IsArray() && f[1].IsArray() {
+	f := root.Fields("messages", "history", "input")
+	switch {
+	case format == SWEAgent || format == "" && !f[0].IsArray() && f[1].IsArray():
 		return "history", f[1]
+	case format == Codex || format == "" && !f[0].IsArray() && f[2].IsArray():
+		return "input", f[2]
 	}
 	return "messages", f[0]
 }
@@ -213,6 +217,8 @@ func (c *lineCounter) at(off int) int {
 func sniff(src string, root jsonscan.Value, layout Layout, records []record) (Format, error) {
 	if key, _ := messagesOf(root, ""); layout == Object && key == "history" {
 		return SWEAgent, nil
+	} else if layout == Object && key == "input" {
+		return Codex, nil // a Responses API request body
 	}
 	if layout == Object && root.Get("system").Exists() {
 		// A Messages API request body keeps the system prompt at the top.

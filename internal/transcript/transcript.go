@@ -52,7 +52,7 @@ type Layout string
 // The layouts.
 const (
 	Array  Layout = "array"  // a JSON array of messages or items
-	Object Layout = "object" // a JSON object with a "messages" array (a SWE-agent trajectory's "history")
+	Object Layout = "object" // a JSON object with a "messages" array (a SWE-agent trajectory's "history", a Responses request body's "input")
 	JSONL  Layout = "jsonl"  // one JSON value a line
 )
 
@@ -77,7 +77,9 @@ type Transcript struct {
 	// (Claude Code's cwd, Codex's session_meta), else "".
 	Cwd string
 	// SessionID is the session's id where the transcript gives it (Claude
-	// Code's sessionId, Codex's session_meta id), else "".
+	// Code's sessionId, Codex's session_meta id, the session a request
+	// body names: Claude Code's metadata.user_id, Codex's
+	// prompt_cache_key), else "".
 	SessionID string
 	Messages  []*Message
 	Calls     []*Call   // every tool call, in order

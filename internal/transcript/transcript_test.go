@@ -31,7 +31,7 @@ func parseFile(t *testing.T, path string) (*Transcript, []byte) {
 // layouts, string and block content, errors, exit codes, images, parallel
 // calls, missing results and results without calls.
 func TestModelGolden(t *testing.T) {
-	for _, path := range testutil.Fixtures(t) {
+	for _, path := range append(testutil.Fixtures(t), testutil.Requests(t)...) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			tr, _ := parseFile(t, path)
@@ -44,7 +44,7 @@ func TestModelGolden(t *testing.T) {
 // and pins the output: each content shape is rewritten in place, and the
 // rest of the input is untouched.
 func TestSetTextGolden(t *testing.T) {
-	for _, path := range testutil.Fixtures(t) {
+	for _, path := range append(testutil.Fixtures(t), testutil.Requests(t)...) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			tr, _ := parseFile(t, path)
@@ -372,5 +372,27 @@ func TestSetInput(t *testing.T) {
 	}
 	if rewritten == 0 {
 		t.Fatal("no call rewritten: the test checks nothing")
+	}
+}
+
+// TestRequestSession: the session a request body names, in each form the
+// agents write it.
+func TestRequestSession(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"metadata":{"user_id":"{\"device_id\":\"d\",\"account_uuid\":\"\",\"session_id\":\"s-1\"}"},"messages":[]}`, "s-1"},
+		{`{"metadata":{"user_id":"user_abc_account__session_s-2"},"messages":[]}`, "s-2"},
+		{`{"metadata":{"user_id":"user_abc_account__session_"},"messages":[]}`, ""},
+		{`{"metadata":{"user_id":"{\"device_id\":\"d\"}"},"prompt_cache_key":"k-3","messages":[]}`, "k-3"},
+		{`{"prompt_cache_key":"k-4","input":[]}`, "k-4"},
+		{`{"metadata":{"user_id":"plain user"},"messages":[]}`, ""},
+		{`{"messages":[]}`, ""},
+	} {
+		tr, err := Parse([]byte(c.body), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.SessionID != c.want {
+			t.Errorf("%s: session %q, want %q", c.body, tr.SessionID, c.want)
+		}
 	}
 }

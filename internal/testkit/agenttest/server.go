@@ -6,6 +6,7 @@
 package agenttest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,6 +27,28 @@ type Turn struct {
 	// server's tools, mcp__SERVER): the call names it beside Tool.
 	Namespace string
 	Text      string // the answer when Tool is ""
+	// Thinking, when set, comes first in a Claude Code reply: a thinking
+	// block streamed as thinking_delta and signature_delta, as Claude
+	// writes it; the agent sends it back, signature and all.
+	Thinking string
+}
+
+// Exchange is one model request as the server received it, and the usage
+// it answered with.
+type Exchange struct {
+	Path   string // with its query: /v1/messages?beta=true
+	Header http.Header
+	Body   []byte
+	Usage  Usage
+}
+
+// Usage is what the server bills a request, by a cache model of its own:
+// a request's tokens are its body's bytes over 4; those of its longest
+// common prefix with the request before it on the same path are read from
+// the cache, the rest written (Claude Code's) or sent as input (Codex's,
+// which has no write premium); the output is 10 tokens.
+type Usage struct {
+	Input, CacheRead, CacheWrite, Output int
 }
 
 // Server is a scripted model server. The n-th turn of the script answers a
@@ -36,9 +59,9 @@ type Server struct {
 	URL    string // http://127.0.0.1:PORT
 	script []Turn
 
-	mu       sync.Mutex
-	requests [][]byte
-	srv      *http.Server
+	mu        sync.Mutex
+	exchanges []Exchange
+	srv       *http.Server
 }
 
 // NewServer starts a server on a free port of 127.0.0.1 that answers with
@@ -80,7 +103,19 @@ func (s *Server) Close() error { return s.srv.Close() }
 func (s *Server) Requests() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([][]byte(nil), s.requests...)
+	out := make([][]byte, len(s.exchanges))
+	for i, x := range s.exchanges {
+		out[i] = x.Body
+	}
+	return out
+}
+
+// Exchanges returns the model requests received so far, in order, with the
+// usage each was answered with.
+func (s *Server) Exchanges() []Exchange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Exchange(nil), s.exchanges...)
 }
 
 // ToolResults returns the tool outputs that the last request sent to the
@@ -126,26 +161,56 @@ func blockText(c gjson.Result) string {
 	return strings.Join(parts, "\n")
 }
 
-// record keeps a request's body and returns the turn that answers it.
-func (s *Server) record(w http.ResponseWriter, r *http.Request, results func(gjson.Result) int) (Turn, int, bool) {
+// record keeps a request and returns the turn that answers it and the
+// usage it is billed (see Usage; writes says the cache bills writes).
+func (s *Server) record(w http.ResponseWriter, r *http.Request, writes bool, results func(gjson.Result) int) (Turn, int, Usage, bool) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil || !gjson.ValidBytes(body) {
 		http.Error(w, "bad request body", http.StatusBadRequest)
-		return Turn{}, 0, false
+		return Turn{}, 0, Usage{}, false
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, body)
+	var prev []byte
+	for i := len(s.exchanges) - 1; i >= 0; i-- {
+		if s.exchanges[i].Path == r.URL.RequestURI() {
+			prev = s.exchanges[i].Body
+			break
+		}
+	}
+	read := commonPrefix(prev, body) / 4
+	u := Usage{CacheRead: read, Output: 10}
+	if writes {
+		u.CacheWrite = len(body)/4 - read
+	} else {
+		u.Input = len(body)/4 - read
+	}
+	s.exchanges = append(s.exchanges, Exchange{Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Usage: u})
 	s.mu.Unlock()
 	n := results(gjson.ParseBytes(body))
 	if n < len(s.script) {
-		return s.script[n], n, true
+		return s.script[n], n, u, true
 	}
-	return Turn{Text: "done"}, n, true
+	return Turn{Text: "done"}, n, u, true
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // messages answers Anthropic's Messages API (Claude Code) with a stream.
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	turn, n, ok := s.record(w, r, func(body gjson.Result) int {
+	model := "claude-e2e"
+	turn, n, u, ok := s.record(w, r, true, func(body gjson.Result) int {
+		if m := body.Get("model").Str; m != "" {
+			model = m // the model asked for: Claude Code sends back only the thinking of the model at work
+		}
 		count := 0
 		body.Get("messages.#.content").ForEach(func(_, content gjson.Result) bool {
 			content.ForEach(func(_, b gjson.Result) bool {
@@ -162,37 +227,54 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := newSSE(w)
-	usage := map[string]any{"input_tokens": 100, "output_tokens": 1}
 	sse.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": fmt.Sprintf("msg_e2e_%d", n), "type": "message", "role": "assistant", "model": "claude-e2e",
-		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+		"id": fmt.Sprintf("msg_e2e_%d", n), "type": "message", "role": "assistant", "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{
+			"input_tokens": u.Input, "cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CacheRead, "output_tokens": 1}}})
+	index := 0
+	if turn.Thinking != "" {
+		sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+			"delta": map[string]any{"type": "thinking_delta", "thinking": turn.Thinking}})
+		sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+			"delta": map[string]any{"type": "signature_delta", "signature": Signature(n)}})
+		sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+	}
 	stop := "end_turn"
 	if turn.Tool != "" {
 		stop = "tool_use"
 		input, _ := json.Marshal(turn.Input)
-		sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+		sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
 			"content_block": map[string]any{"type": "tool_use", "id": ToolUseID(n), "name": turn.Tool, "input": map[string]any{}}})
 		// The input arrives in pieces, as a real stream splits it.
 		half := len(input) / 2
 		for _, part := range []string{string(input[:half]), string(input[half:])} {
-			sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
 				"delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 		}
 	} else {
-		sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+		sse.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
 			"content_block": map[string]any{"type": "text", "text": ""}})
-		sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+		sse.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
 			"delta": map[string]any{"type": "text_delta", "text": turn.Text}})
 	}
-	sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	sse.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 	sse.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": u.Output}})
 	sse.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// Signature is the signature of the thinking block of the n-th reply: as
+// opaque as Claude's, base64 that a proxy must send back unchanged.
+func Signature(n int) string {
+	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "e2e signature %d: %s", n, strings.Repeat("\x00\xff", 24)))
 }
 
 // responses answers OpenAI's Responses API (Codex CLI) with a stream.
 func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
-	turn, n, ok := s.record(w, r, func(body gjson.Result) int {
+	turn, n, u, ok := s.record(w, r, false, func(body gjson.Result) int {
 		count := 0
 		body.Get("input").ForEach(func(_, item gjson.Result) bool {
 			if item.Get("type").Str == "function_call_output" {
@@ -225,8 +307,8 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	sse.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	sse.event("response.completed", map[string]any{"type": "response.completed", "response": map[string]any{
 		"id": id, "object": "response", "status": "completed",
-		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
-			"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}}})
+		"usage": map[string]any{"input_tokens": u.Input + u.CacheRead, "input_tokens_details": map[string]any{"cached_tokens": u.CacheRead},
+			"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": u.Input + u.CacheRead + u.Output}}})
 }
 
 // sse writes Server-Sent Events.

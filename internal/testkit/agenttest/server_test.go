@@ -78,6 +78,59 @@ func TestMessages(t *testing.T) {
 	}
 }
 
+// TestThinkingAndUsage: a turn with thinking streams it as Claude does
+// (thinking_delta, then signature_delta) before the call; each exchange is
+// logged with its headers, and billed by the server's cache model: the
+// common prefix with the previous request on the path is read, the rest
+// written (Messages) or sent as input (Responses).
+func TestThinkingAndUsage(t *testing.T) {
+	s, err := NewServer([]Turn{{Thinking: "Look first.", Tool: "Bash", Input: map[string]any{"command": "ls"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first := `{"model":"claude-x","stream":true,"messages":[{"role":"user","content":"go"}]}`
+	names, data := events(t, s, "/v1/messages", first)
+	want := "message_start content_block_start content_block_delta content_block_delta content_block_stop content_block_start content_block_delta content_block_delta content_block_stop message_delta message_stop"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("events %s\nwant %s", got, want)
+	}
+	if d := data[2]["delta"].(map[string]any); d["type"] != "thinking_delta" || d["thinking"] != "Look first." {
+		t.Errorf("thinking delta %v", d)
+	}
+	if d := data[3]["delta"].(map[string]any); d["type"] != "signature_delta" || d["signature"] != Signature(0) {
+		t.Errorf("signature delta %v", d)
+	}
+	if m := data[0]["message"].(map[string]any); m["model"] != "claude-x" {
+		t.Errorf("the reply's model %v, want the one asked for", m["model"])
+	}
+	second := first[:len(first)-3] + `},{"role":"user","content":"more"}]}`
+	events(t, s, "/v1/messages", second)
+	events(t, s, "/v1/responses", `{"stream":true,"input":[]}`)
+	xs := s.Exchanges()
+	if len(xs) != 3 {
+		t.Fatalf("%d exchanges", len(xs))
+	}
+	common := strings.Index(first, `"}]}`) + 2 // where second departs from first
+	wants := []Usage{
+		{CacheWrite: len(first) / 4, Output: 10},
+		{CacheRead: common / 4, CacheWrite: len(second)/4 - common/4, Output: 10},
+		{Input: len(`{"stream":true,"input":[]}`) / 4, Output: 10}, // another path: nothing read
+	}
+	for i, x := range xs {
+		if x.Usage != wants[i] {
+			t.Errorf("exchange %d billed %+v, want %+v", i, x.Usage, wants[i])
+		}
+	}
+	if xs[0].Header.Get("Content-Type") != "application/json" || xs[0].Path != "/v1/messages" {
+		t.Errorf("exchange 0: %s %v", xs[0].Path, xs[0].Header)
+	}
+	usage := data[0]["message"].(map[string]any)["usage"].(map[string]any)
+	if usage["cache_creation_input_tokens"].(float64) != float64(wants[0].CacheWrite) {
+		t.Errorf("message_start usage %v", usage)
+	}
+}
+
 // TestResponses: a function call item with its arguments as a JSON string,
 // then past the script's end a message.
 func TestResponses(t *testing.T) {

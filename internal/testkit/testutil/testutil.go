@@ -170,6 +170,20 @@ func Fixtures(t testing.TB) []string {
 	return files
 }
 
+// Requests lists the API request bodies of testdata/requests, sorted: what
+// Claude Code and Codex sent a model server (their system prompts and tool
+// definitions shortened), and bodies as the APIs' documentation shows them,
+// with server tools, signed thinking, cache_control and images.
+func Requests(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(Root(t), "testdata", "requests", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no request bodies in testdata/requests: %v", err)
+	}
+	sort.Strings(files)
+	return files
+}
+
 // Name is a file's name relative to its corpus or fixture directory, for
 // subtest names: claude-code/spotter-subagent.jsonl.
 func Name(path string) string {

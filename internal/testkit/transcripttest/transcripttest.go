@@ -61,9 +61,11 @@ func Prefix(t testing.TB, data []byte, tr *transcript.Transcript, i int) []byte 
 	root := jsonscan.Parse(strings.TrimRight(src[start:], " \t\r\n"), start)
 	msgs := root
 	if root.IsObject() {
-		f := root.Fields("messages", "history")
-		if msgs = f[0]; !msgs.IsArray() {
-			msgs = f[1]
+		f := root.Fields("messages", "history", "input")
+		for _, msgs = range f {
+			if msgs.IsArray() {
+				break
+			}
 		}
 	}
 	if !msgs.IsArray() {
