@@ -7,7 +7,9 @@
 // usage (extra.response.usage). Each request counts once, with the model
 // that answered it, its time, its session and project, so that a report
 // can price it (internal/pricing) and group it by day, project, session
-// or model, as ccusage does.
+// or model, as ccusage does. The usage objects of the APIs' own responses
+// (Anthropic, Chat, Responses) are read here too, for the records above
+// and for ctx-proxy, which reads them from the responses it passes on.
 package usage
 
 import (
@@ -94,13 +96,7 @@ func claudeCode(s string) []Record {
 		if !u.IsObject() || strings.HasPrefix(model, "<") { // <synthetic>: no request was made
 			return
 		}
-		uf := u.Fields("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation")
-		split := uf[4].Fields("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-		tk := pricing.Tokens{Input: n(uf[0]), CacheRead: n(uf[2]), Output: n(uf[3])}
-		writes, hour := n(uf[1]), n(split[1])
-		hour = min(hour, writes)
-		tk.CacheWrite, tk.CacheWrite1h = writes-hour, hour
-		r := Record{Time: transcript.Stamp(f[3]), Model: model, Session: f[4].Str(), Project: f[5].Str(), Tokens: tk}
+		r := Record{Time: transcript.Stamp(f[3]), Model: model, Session: f[4].Str(), Project: f[5].Str(), Tokens: Anthropic(u, pricing.Tokens{})}
 		if id, req := m[0].Str(), f[2].Str(); id != "" || req != "" {
 			r.ID = id + ":" + req
 		}
@@ -113,6 +109,56 @@ func claudeCode(s string) []Record {
 		out = append(out, r)
 	})
 	return out
+}
+
+// Anthropic reads a Messages API usage object (a response's usage, a
+// stream's message_start and message_delta usage): input, cache writes
+// for 5 minutes and an hour (cache_creation splits them; without it they
+// are 5-minute writes), cache reads, output. The fields it holds replace
+// those of base, which it leaves as they are where it says nothing: a
+// stream's message_delta carries the output and, in newer versions, the
+// final counts of the rest.
+func Anthropic(u jsonscan.Value, base pricing.Tokens) pricing.Tokens {
+	f := u.Fields("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation")
+	tk := base
+	if f[0].IsNumber() {
+		tk.Input = n(f[0])
+	}
+	if f[1].IsNumber() {
+		split := f[4].Fields("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+		writes := n(f[1])
+		hour := min(n(split[1]), writes)
+		tk.CacheWrite, tk.CacheWrite1h = writes-hour, hour
+	}
+	if f[2].IsNumber() {
+		tk.CacheRead = n(f[2])
+	}
+	if f[3].IsNumber() {
+		tk.Output = n(f[3])
+	}
+	return tk
+}
+
+// Chat reads a Chat Completions usage object: the prompt's tokens, their
+// cached part (OpenAI's prompt_tokens_details.cached_tokens, DeepSeek's
+// prompt_cache_hit_tokens), and the completion's.
+func Chat(u jsonscan.Value) pricing.Tokens {
+	f := u.Fields("prompt_tokens", "completion_tokens", "prompt_tokens_details", "prompt_cache_hit_tokens")
+	prompt := n(f[0])
+	cached := max(n(f[2].Get("cached_tokens")), n(f[3]))
+	cached = min(cached, prompt)
+	return pricing.Tokens{Input: prompt - cached, CacheRead: cached, Output: n(f[1])}
+}
+
+// Responses reads a Responses API usage object (a response's usage, a
+// stream's response.completed): input with its cached part
+// (input_tokens_details.cached_tokens), output with its reasoning part,
+// which is returned apart and not billed again.
+func Responses(u jsonscan.Value) (tk pricing.Tokens, reasoning int64) {
+	f := u.Fields("input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details")
+	input := n(f[0])
+	cached := min(n(f[1].Get("cached_tokens")), input)
+	return pricing.Tokens{Input: input - cached, CacheRead: cached, Output: n(f[2])}, n(f[3].Get("reasoning_tokens"))
 }
 
 // codexUsage is a token_count's usage: input (the cached part included),
@@ -208,10 +254,7 @@ func codex(s string) []Record {
 }
 
 // chatCompletions reads the usage of each response that a mini-swe-agent
-// trajectory keeps beside its assistant messages (extra.response): the
-// prompt's tokens, their cached part (OpenAI's
-// prompt_tokens_details.cached_tokens, DeepSeek's
-// prompt_cache_hit_tokens), and the completion's.
+// trajectory keeps beside its assistant messages (extra.response; Chat).
 func chatCompletions(s string) []Record {
 	root := jsonscan.Parse(strings.TrimSpace(s), 0)
 	if !root.IsObject() {
@@ -221,18 +264,10 @@ func chatCompletions(s string) []Record {
 	root.Get("messages").Each(func(m jsonscan.Value) bool {
 		extra := m.Get("extra").Fields("response", "timestamp")
 		rf := extra[0].Fields("usage", "model", "id")
-		u := rf[0].Fields("prompt_tokens", "completion_tokens", "prompt_tokens_details", "prompt_cache_hit_tokens")
 		if !rf[0].IsObject() {
 			return true
 		}
-		prompt := n(u[0])
-		cached := n(u[2].Get("cached_tokens"))
-		if hit := n(u[3]); hit > cached {
-			cached = hit
-		}
-		cached = min(cached, prompt)
-		out = append(out, Record{ID: rf[2].Str(), Time: transcript.Stamp(extra[1]), Model: rf[1].Str(),
-			Tokens: pricing.Tokens{Input: prompt - cached, CacheRead: cached, Output: n(u[1])}})
+		out = append(out, Record{ID: rf[2].Str(), Time: transcript.Stamp(extra[1]), Model: rf[1].Str(), Tokens: Chat(rf[0])})
 		return true
 	})
 	return out

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -159,5 +160,32 @@ func TestHourCache(t *testing.T) {
 	recs := []Record{{Tokens: pricing.Tokens{CacheWrite1h: 10}}, {Tokens: pricing.Tokens{CacheWrite: 5}}}
 	if !HourCache(recs) || HourCache(recs[1:]) || HourCache(nil) {
 		t.Error("HourCache is wrong")
+	}
+}
+
+// TestAPIUsage: the usage objects of the APIs' responses, as their
+// documentation shows them; a stream's message_delta updates what
+// message_start said.
+func TestAPIUsage(t *testing.T) {
+	v := func(s string) jsonscan.Value { return jsonscan.Parse(s, 0) }
+	start := Anthropic(v(`{"input_tokens":12,"cache_creation_input_tokens":2000,"cache_read_input_tokens":30000,"cache_creation":{"ephemeral_5m_input_tokens":500,"ephemeral_1h_input_tokens":1500},"output_tokens":1,"service_tier":"standard"}`), pricing.Tokens{})
+	if want := (pricing.Tokens{Input: 12, CacheWrite: 500, CacheWrite1h: 1500, CacheRead: 30000, Output: 1}); start != want {
+		t.Errorf("message_start: %+v, want %+v", start, want)
+	}
+	if got, want := Anthropic(v(`{"output_tokens":321}`), start), (pricing.Tokens{Input: 12, CacheWrite: 500, CacheWrite1h: 1500, CacheRead: 30000, Output: 321}); got != want {
+		t.Errorf("message_delta with the output only: %+v, want %+v", got, want)
+	}
+	if got, want := Anthropic(v(`{"input_tokens":12,"cache_creation_input_tokens":2100,"cache_read_input_tokens":30000,"output_tokens":400}`), start), (pricing.Tokens{Input: 12, CacheWrite: 2100, CacheRead: 30000, Output: 400}); got != want {
+		t.Errorf("message_delta with every count: %+v, want %+v", got, want)
+	}
+	if got, want := Chat(v(`{"prompt_tokens":1000,"completion_tokens":50,"total_tokens":1050,"prompt_tokens_details":{"cached_tokens":800}}`)), (pricing.Tokens{Input: 200, CacheRead: 800, Output: 50}); got != want {
+		t.Errorf("Chat Completions: %+v, want %+v", got, want)
+	}
+	if got, want := Chat(v(`{"prompt_tokens":1000,"completion_tokens":50,"prompt_cache_hit_tokens":900,"prompt_cache_miss_tokens":100}`)), (pricing.Tokens{Input: 100, CacheRead: 900, Output: 50}); got != want {
+		t.Errorf("DeepSeek: %+v, want %+v", got, want)
+	}
+	got, reasoning := Responses(v(`{"input_tokens":5000,"input_tokens_details":{"cached_tokens":4096},"output_tokens":300,"output_tokens_details":{"reasoning_tokens":200},"total_tokens":5300}`))
+	if want := (pricing.Tokens{Input: 904, CacheRead: 4096, Output: 300}); got != want || reasoning != 200 {
+		t.Errorf("Responses: %+v and %d reasoning, want %+v and 200", got, reasoning, want)
 	}
 }
