@@ -14,8 +14,14 @@ var DBFlag = &ucli.StringFlag{Name: "db", EnvVars: []string{"CTX_ARCHIVE"},
 // ArchiveFlag is the archive where a filter keeps the outputs it replaces.
 // Unlike --db it has no default for a filter, which archives only when told
 // to; a hook (--hook) archives to --db's default unless told otherwise.
-var ArchiveFlag = &ucli.StringFlag{Name: "archive", EnvVars: []string{"CTX_ARCHIVE"},
-	Usage: "keep every output the filter replaces in the archive at `PATH` (as ctx-archive stores them), and cite its id in the marker, for ctx-recall ID or memory_query to give it back; --archive '' turns off a CTX_ARCHIVE. With --hook, the default archive unless given (ctxkit/archive.db in the user's data directory)"}
+var ArchiveFlag = ArchiveFlagOf("keep every output the filter replaces in the archive at `PATH` (as ctx-archive stores them), and cite its id in the marker, for ctx-recall ID or memory_query to give it back; --archive '' turns off a CTX_ARCHIVE. With --hook, the default archive unless given (ctxkit/archive.db in the user's data directory)")
+
+// ArchiveFlagOf is --archive, where a command keeps the outputs it
+// replaces, with its own usage: ctx-proxy's defaults to the default
+// archive, as a hook's does.
+func ArchiveFlagOf(usage string) *ucli.StringFlag {
+	return &ucli.StringFlag{Name: "archive", EnvVars: []string{"CTX_ARCHIVE"}, Usage: usage}
+}
 
 // archiveHelp is what a filter's --help says about --archive.
 const archiveHelp = `

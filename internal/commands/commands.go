@@ -13,6 +13,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/commands/dedupecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/loopscmd"
 	"github.com/ctxkit/ctxkit/internal/commands/playbookcmd"
+	"github.com/ctxkit/ctxkit/internal/commands/proxycmd"
 	"github.com/ctxkit/ctxkit/internal/commands/recallcmd"
 	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/truncatecmd"
@@ -34,6 +35,8 @@ var All = []cli.Command{
 	archivecmd.Command,  // ctx-archive: every tool execution stored
 	recallcmd.Command,   // ctx-recall: an output back by its id; search; the MCP server
 	playbookcmd.Command, // ctx-playbook: strategies learned from sessions, for the next one
+	// Between an agent and its model.
+	proxycmd.Command, // ctx-proxy: every request compacted on its way; the ledger of what it saved
 }
 
 // Lookup returns the command of a binary's name.

@@ -2,11 +2,13 @@ package replay
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -215,5 +217,40 @@ func TestCorpus(t *testing.T) {
 		if *s.Compacted != s.AsIs {
 			t.Errorf("%s: a policy that changes nothing sends %+v, as it was %+v", path, *s.Compacted, s.AsIs)
 		}
+	}
+}
+
+// TestPromptAfter: a request reads the messages it shares from the start
+// with the request before it, and writes the rest; a message changed by a
+// filter breaks the prefix there, as Replay's model says; PromptOf keys a
+// message by its content as sent now.
+func TestPromptAfter(t *testing.T) {
+	tr := transcripttest.Load(t, filepath.Join("testdata", "four.jsonl"))
+	ctr := approx(t)
+	whole := PromptOf(tr, stats.Count(tr, ctr))
+	if got := whole.Tokens; fmt.Sprint(got) != "[4 6 100 6 10 10 10 10]" {
+		t.Fatalf("tokens %v", got)
+	}
+	first := Prompt{Keys: whole.Keys[:3], Tokens: whole.Tokens[:3]}
+	for _, c := range []struct {
+		name          string
+		prev, next    Prompt
+		read, written int64
+	}{
+		{"the first request", Prompt{}, first, 0, 110},
+		{"the history grows", first, whole, 110, 46},
+		{"the same again", whole, whole, 156, 0},
+	} {
+		if r, w := c.next.After(c.prev); r != c.read || w != c.written {
+			t.Errorf("%s: read %d, written %d; want %d and %d", c.name, r, w, c.read, c.written)
+		}
+	}
+	tr.SetText(tr.Results[0], "short")
+	changed := PromptOf(tr, stats.Count(tr, ctr))
+	if changed.Keys[2] == whole.Keys[2] || changed.Keys[1] != whole.Keys[1] || changed.Keys[3] != whole.Keys[3] {
+		t.Errorf("a changed result changes its message's key alone")
+	}
+	if r, w := changed.After(whole); r != 10 || w != 2+6+10*4 { // "short" is 2 tokens
+		t.Errorf("after a change at message 2: read %d, written %d; want 10 and 48", r, w)
 	}
 }

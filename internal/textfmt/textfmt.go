@@ -41,6 +41,19 @@ func Plural(n int, one, many string) string {
 	return Int(n) + " " + many
 }
 
+// Dollars formats an amount of US dollars to a tenth of a cent, with
+// thousands separators: "$1,234.568", "$0.003", "−$0.120".
+func Dollars(x float64) string {
+	sign := ""
+	if x < 0 {
+		sign, x = "−", -x
+	}
+	s := strconv.FormatFloat(x, 'f', 3, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	n, _ := strconv.Atoi(whole)
+	return sign + "$" + Int(n) + "." + frac
+}
+
 // Percent formats a share (0.732) as "73.2%".
 func Percent(share float64) string {
 	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"

@@ -172,8 +172,9 @@ func Fixtures(t testing.TB) []string {
 
 // Requests lists the API request bodies of testdata/requests, sorted: what
 // Claude Code and Codex sent a model server (their system prompts and tool
-// definitions shortened), and bodies as the APIs' documentation shows them,
-// with server tools, signed thinking, cache_control and images.
+// definitions shortened), a Chat Completions body of a mini-swe-agent run
+// from the corpus, and bodies as the APIs' documentation shows them, with
+// server tools, signed thinking, cache_control and images.
 func Requests(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(Root(t), "testdata", "requests", "*"))

@@ -1,0 +1,235 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"net/http"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/replay"
+	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// step is the proxy's own step on a request: the body it sends, and what
+// the ledger needs of it.
+type step struct {
+	api      API
+	body     []byte // what goes upstream
+	changed  bool   // body is not the client's
+	replaced int    // results and edits' arguments sent in another form than the client's
+	session  string // marker.SessionKey: Claude Code's session, Codex's, else a hash of the opening
+	model    string // the model asked for
+	cache    cacheKind
+	// conv tells a conversation apart within its session (a subagent's,
+	// a side request's): the cache model compares a request with the one
+	// before it in its conversation.
+	conv string
+	// client and sent are the history as the client sent it and as the
+	// proxy sent it, as the cache sees them; filled when there is a
+	// ledger.
+	client, sent replay.Prompt
+	measured     bool
+}
+
+// cacheKind is how an API bills the tokens a request does not read from
+// the cache.
+type cacheKind uint8
+
+const (
+	cacheNone cacheKind = iota // no cache: every prompt token is input (Messages without cache_control)
+	cache5m                    // written for 5 minutes (Messages' cache_control)
+	cache1h                    // written for an hour (cache_control with "ttl": "1h")
+	cacheAuto                  // cached without a write premium (OpenAI's automatic cache)
+)
+
+// errCompressed is a request body the client compressed: sent as it came.
+var errCompressed = errors.New("the body is compressed")
+
+// compact runs the proxy's step on a request body it holds. Whatever goes
+// wrong, the client's bytes are sent, and one line logged.
+func (p *Proxy) compact(api API, h http.Header, body []byte, where string) (st *step) {
+	st = &step{api: api, body: body}
+	defer func() {
+		if v := recover(); v != nil {
+			p.cfg.Log(fmt.Sprintf("%s: compaction failed, sent as received: %v", where, v))
+			st.fallBack(body)
+		}
+	}()
+	if err := p.compactBody(st, h); err != nil {
+		p.cfg.Log(where + ": not compacted, sent as received: " + err.Error())
+		st.fallBack(body)
+	}
+	return st
+}
+
+// fallBack makes the step send the client's body as it came.
+func (st *step) fallBack(body []byte) {
+	st.body, st.changed, st.replaced = body, false, 0
+	st.sent = st.client
+}
+
+func (p *Proxy) compactBody(st *step, h http.Header) error {
+	if enc := h.Get("Content-Encoding"); enc != "" && enc != "identity" {
+		return fmt.Errorf("%w (%s)", errCompressed, enc)
+	}
+	src := unsafe.String(unsafe.SliceData(st.body), len(st.body)) // the body is not changed while held
+	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools})
+	if err != nil {
+		if st.api == Responses && jsonscan.Valid(src) && !jsonscan.Parse(src, 0).Get("input").IsArray() {
+			return nil // a prompt (input a string): no history
+		}
+		return err
+	}
+	root := jsonscan.Parse(src, 0)
+	st.model = root.Get("model").Str()
+	st.cache = cacheOf(st.api, root)
+	st.session = marker.SessionKey(t)
+	ledger := p.cfg.Ledger != nil
+	if ledger {
+		st.client = replay.PromptOf(t, stats.Count(t, p.cfg.Counter))
+		st.sent, st.measured = st.client, true
+		st.conv = conversationKey(st.session, st.client)
+	}
+	f := p.filters[0]
+	if st.cache == cache1h {
+		f = p.filters[1]
+	}
+	rep := f.Apply(t)
+	if !t.Changed() {
+		return nil
+	}
+	if p.cfg.Archive != nil {
+		if err := p.keep(t, rep.Replaced); err != nil {
+			return fmt.Errorf("the archive: %w", err)
+		}
+	}
+	st.body, st.changed, st.replaced = t.Bytes(), true, len(rep.Replaced)
+	if ledger {
+		st.sent = replay.PromptOf(t, stats.Count(t, p.cfg.Counter))
+	}
+	return nil
+}
+
+// conversationKey keys a conversation by its session and its first two
+// messages as the client sent them (the system prompt and the task, or
+// the task alone): Claude Code's subagents and side requests share its
+// session id, not their opening.
+func conversationKey(session string, client replay.Prompt) string {
+	key := session
+	for _, k := range client.Keys[:min(2, len(client.Keys))] {
+		key += ":" + strconv.FormatUint(k, 36)
+	}
+	return key
+}
+
+// cacheOf is how the API bills what a request does not read from its
+// cache. Messages caches only with cache_control: on the body, or on the
+// tools, the system prompt or the last messages' blocks, where clients
+// put their breakpoints; the last of those says for how long the new part
+// is written.
+func cacheOf(api API, root jsonscan.Value) cacheKind {
+	if api != Messages {
+		return cacheAuto
+	}
+	kind := cacheNone
+	see := func(cc jsonscan.Value) {
+		if !cc.IsObject() {
+			return
+		}
+		kind = cache5m
+		if cc.Get("ttl").Str() == "1h" {
+			kind = cache1h
+		}
+	}
+	blocks := func(v jsonscan.Value) {
+		v.Each(func(b jsonscan.Value) bool {
+			see(b.Get("cache_control"))
+			return true
+		})
+	}
+	f := root.Fields("cache_control", "tools", "system", "messages")
+	see(f[0])
+	blocks(f[1])
+	blocks(f[2])
+	var msgs []jsonscan.Value
+	f[3].Each(func(m jsonscan.Value) bool {
+		msgs = append(msgs, m)
+		return true
+	})
+	for _, m := range msgs[max(0, len(msgs)-4):] {
+		blocks(m.Get("content"))
+	}
+	return kind
+}
+
+// keep stores in the archive the outputs a request is sent without, those
+// it does not have yet by what this process stored, before the request
+// goes out: the markers cite them.
+func (p *Proxy) keep(t *transcript.Transcript, replaced []stats.Replaced) error {
+	execs := archive.Originals(t, replaced)
+	fresh := execs[:0:0]
+	for _, e := range execs {
+		if !p.kept.has(e) {
+			fresh = append(fresh, e)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := p.cfg.Archive.Keep(fresh); err != nil {
+		return err
+	}
+	p.kept.add(fresh)
+	return nil
+}
+
+// keptSet remembers the executions this process stored, by session,
+// handle and output: a conversation sends the same replaced outputs on
+// every request, and the archive need not check them again each time.
+type keptSet struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[keptKey]struct{}
+}
+
+type keptKey struct {
+	session, handle string
+	size            int
+	sum             uint64
+}
+
+// maxKept bounds the set; past it, the set starts again (the archive
+// checks what it then sees twice).
+const maxKept = 1 << 16
+
+func newKeptSet() *keptSet { return &keptSet{seed: maphash.MakeSeed(), m: map[keptKey]struct{}{}} }
+
+func (k *keptSet) key(e archive.Execution) keptKey {
+	return keptKey{e.Session, e.Handle, len(e.Output), maphash.String(k.seed, e.Output)}
+}
+
+func (k *keptSet) has(e archive.Execution) bool {
+	key := k.key(e)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.m[key]
+	return ok
+}
+
+func (k *keptSet) add(execs []archive.Execution) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.m)+len(execs) > maxKept {
+		clear(k.m)
+	}
+	for _, e := range execs {
+		k.m[k.key(e)] = struct{}{}
+	}
+}
