@@ -79,7 +79,12 @@ func (u *upstream) last(t testing.TB) received {
 type logLines struct {
 	mu    sync.Mutex
 	lines []string
+	srv   *httptest.Server
 }
+
+// settle stops the proxy once the requests it is serving are done: it
+// writes the ledger and logs after the client has its answer.
+func (l *logLines) settle() { l.srv.Close() }
 
 func (l *logLines) log(line string) {
 	l.mu.Lock()
@@ -126,6 +131,7 @@ func serve(t testing.TB, cfg Config) (string, *logLines) {
 	srv.Config = p.Server()
 	srv.Start()
 	t.Cleanup(srv.Close)
+	logs.srv = srv
 	return srv.URL, logs
 }
 

@@ -48,6 +48,7 @@ func TestRequestBodies(t *testing.T) {
 			if got.Header.Get("Content-Length") != "" && got.Header.Get("Content-Length") != strconv.Itoa(len(got.Body)) {
 				t.Errorf("Content-Length %s for %d bytes", got.Header.Get("Content-Length"), len(got.Body))
 			}
+			logs.settle()
 			for _, line := range logs.all() {
 				t.Errorf("logged: %s", line)
 			}

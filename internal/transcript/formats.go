@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 )
 
@@ -170,6 +171,31 @@ func requestSession(root jsonscan.Value) string {
 		return user[i+len("_session_"):]
 	}
 	return f[1].Str()
+}
+
+// cwdStated finds the working directory where the agents state it in the
+// history they send: Claude Code's system prompt ("Primary working
+// directory: /p", "Working directory: /p" in older versions), Codex's
+// environment context (<cwd>/p</cwd>).
+var cwdStated = lazyre.New(`(?m)^[ \t]*(?:- )?(?:Primary working directory|Working directory): *(/[^\n]*?|[A-Za-z]:\\[^\n]*?)[ \t]*$|<cwd>([^<\n]+)</cwd>`)
+
+// statedCwd is the working directory that a request body's system
+// prompt or first user messages state (cwdStated), else "".
+func statedCwd(msgs []*Message) string {
+	for _, m := range msgs {
+		if m.Role == "assistant" {
+			break // the agent states it before the model's first turn
+		}
+		for _, b := range m.Blocks {
+			if b.Type != Text || !strings.Contains(b.Text, "orking directory") && !strings.Contains(b.Text, "<cwd>") {
+				continue
+			}
+			if sm := cwdStated.FindStringSubmatch(b.Text); sm != nil {
+				return sm[1] + sm[2]
+			}
+		}
+	}
+	return ""
 }
 
 func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {

@@ -58,6 +58,9 @@ func (p *parser) parse(records []record) {
 		}
 		p.t.SessionID = requestSession(p.root)
 	}
+	if p.t.Cwd == "" && p.t.Layout != JSONL {
+		p.t.Cwd = statedCwd(p.t.Messages)
+	}
 	if len(p.eventUsers) > 0 && p.itemUsers {
 		p.dropEventUsers()
 	}

@@ -396,3 +396,23 @@ func TestRequestSession(t *testing.T) {
 		}
 	}
 }
+
+// TestStatedCwd: a request body's working directory, where the agents
+// state it before the model's first turn.
+func TestStatedCwd(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"system":"Here is useful information about the environment:\n - Primary working directory: /home/u/proj\n - Is a git repository: false","messages":[{"role":"user","content":"hi"}]}`, "/home/u/proj"},
+		{`{"system":[{"type":"text","text":"<env>\nWorking directory: /Users/u/my repo\nPlatform: darwin\n</env>"}],"messages":[]}`, "/Users/u/my repo"},
+		{`{"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/srv/app</cwd>\n</environment_context>"}]}]}`, "/srv/app"},
+		{`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"},{"role":"user","content":"Working directory: /late"}]}`, ""},
+		{`{"messages":[{"role":"user","content":"- Working directory persists between calls"}]}`, ""},
+	} {
+		tr, err := Parse([]byte(c.body), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.Cwd != c.want {
+			t.Errorf("%s: cwd %q, want %q", c.body, tr.Cwd, c.want)
+		}
+	}
+}
