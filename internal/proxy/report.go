@@ -46,7 +46,7 @@ type Row struct {
 	// in neither bill.
 	Unmetered int `json:"requests_without_usage,omitempty"`
 	// Replaced is the most results and edits' arguments that one request
-	// of the session was sent without.
+	// of the session was sent without (the total's: the sessions' added).
 	Replaced        int            `json:"replaced"`
 	Usage           pricing.Tokens `json:"usage"`
 	Uncompacted     pricing.Tokens `json:"uncompacted"`
@@ -83,6 +83,7 @@ func Summarize(entries []Entry) Report {
 		}
 	}
 	var rep Report
+	total.Replaced = 0 // the sessions' own, added up below
 	for _, s := range order {
 		r := rows[s]
 		best := 0
@@ -92,6 +93,7 @@ func Summarize(entries []Entry) Report {
 			}
 		}
 		rep.Sessions = append(rep.Sessions, r.done())
+		total.Replaced += r.Replaced
 	}
 	sort.SliceStable(rep.Sessions, func(i, j int) bool { return rep.Sessions[i].First.Before(rep.Sessions[j].First) })
 	rep.Total = total.done()
@@ -154,8 +156,11 @@ func (rep Report) WriteTable(w io.Writer) error {
 	if err := t.Write(&b); err != nil {
 		return err
 	}
-	if n := rep.Total.Unmetered; n > 0 {
-		fmt.Fprintf(&b, "%s without usage in their answers are in neither bill.\n", textfmt.Plural(n, "request", "requests"))
+	switch n := rep.Total.Unmetered; {
+	case n == 1:
+		b.WriteString("1 request had no usage in its answer: it is in neither bill.\n")
+	case n > 1:
+		fmt.Fprintf(&b, "%s requests had no usage in their answers: they are in neither bill.\n", textfmt.Int(n))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
