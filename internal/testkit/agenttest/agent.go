@@ -99,7 +99,10 @@ type Run struct {
 // Session is a run's setup.
 type Session struct {
 	Server *Server
-	Prompt string
+	// BaseURL is where the agent sends its model requests, when not
+	// straight to Server: a proxy in front of it.
+	BaseURL string
+	Prompt  string
 	// Hooks is the agent's hook configuration, written where the agent reads
 	// it: Claude Code's settings.json; for Codex, JSON goes to hooks.json and
 	// TOML is added to config.toml. Empty for none.
@@ -151,10 +154,14 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 	// are in its data directory.
 	env := append(os.Environ(), "HOME="+r.Home, "NO_COLOR=1", "XDG_DATA_HOME="+filepath.Join(r.Home, ".local", "share"),
 		"XDG_CACHE_HOME="+filepath.Join(r.Home, ".cache"))
+	base := s.Server.URL
+	if s.BaseURL != "" {
+		base = s.BaseURL
+	}
 	var args []string
 	switch a.Name {
 	case ClaudeCode.Name:
-		env = append(env, "ANTHROPIC_BASE_URL="+s.Server.URL, "ANTHROPIC_API_KEY=test-key",
+		env = append(env, "ANTHROPIC_BASE_URL="+base, "ANTHROPIC_API_KEY=test-key",
 			"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			"IS_SANDBOX=1") // bypassing permissions as root needs it
 		args = []string{"--output-format", "json", "--dangerously-skip-permissions"}
@@ -170,7 +177,7 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 		args = append([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
 			"--dangerously-bypass-hook-trust"}, s.Args...)
 		args = append(args, s.Prompt)
-		config := codexConfig(s.Server.URL) + s.Config
+		config := codexConfig(base) + s.Config
 		if bytes.HasPrefix(bytes.TrimSpace(s.Hooks), []byte("{")) {
 			a.writeConfig(t, filepath.Join(codexHome, "hooks.json"), s.Hooks)
 		} else {
