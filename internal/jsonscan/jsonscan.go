@@ -11,7 +11,9 @@
 package jsonscan
 
 import (
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/tidwall/gjson"
 )
@@ -50,10 +52,65 @@ func (v Value) Str() string {
 	if !v.IsString() {
 		return ""
 	}
-	if strings.IndexByte(v.Raw, '\\') < 0 {
-		return v.Raw[1 : len(v.Raw)-1]
+	return unescape(v.Raw[1 : len(v.Raw)-1])
+}
+
+// unescape decodes the text of a JSON string, between its quotes, as
+// gjson does (an escape it cannot read ends the text), copying the runs
+// between escapes whole: tool output is mostly such runs between \n.
+func unescape(raw string) string {
+	i := strings.IndexByte(raw, '\\')
+	if i < 0 {
+		return raw
 	}
-	return gjson.Parse(v.Raw).Str
+	var b strings.Builder
+	b.Grow(len(raw))
+	for ; i >= 0; i = strings.IndexByte(raw, '\\') {
+		b.WriteString(raw[:i])
+		if i+1 >= len(raw) {
+			return b.String()
+		}
+		c := raw[i+1]
+		raw = raw[i+2:]
+		switch c {
+		case '\\', '/', '"':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			if len(raw) < 4 {
+				return b.String()
+			}
+			r := hex4(raw)
+			raw = raw[4:]
+			if utf16.IsSurrogate(r) && len(raw) >= 6 && raw[0] == '\\' && raw[1] == 'u' {
+				r = utf16.DecodeRune(r, hex4(raw[2:]))
+				raw = raw[6:]
+			}
+			b.WriteRune(r)
+		default:
+			return b.String()
+		}
+	}
+	b.WriteString(raw)
+	return b.String()
+}
+
+// hex4 reads the four hex digits that start s; 0 when they are not.
+func hex4(s string) rune {
+	n, err := strconv.ParseUint(s[:4], 16, 32)
+	if err != nil {
+		return 0
+	}
+	return rune(n)
 }
 
 // StrPrefix decodes the start of a string value: what its first n bytes of

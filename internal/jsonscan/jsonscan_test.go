@@ -1,8 +1,10 @@
 package jsonscan
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -135,6 +137,29 @@ func FuzzStrPrefix(f *testing.F) {
 		got := v.StrPrefix(n)
 		if !strings.HasPrefix(v.Str(), got) && !strings.ContainsRune(got, '\uFFFD') {
 			t.Fatalf("StrPrefix(%d) = %q is not a prefix of %q", n, got, v.Str())
+		}
+	})
+}
+
+// FuzzStr: a string decodes as gjson and encoding/json decode it (gjson's
+// way where they part: a lone surrogate, bytes that are not UTF-8).
+func FuzzStr(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\tc\\d\"e\/f\b\f\r"`, `"\u00e9\u4f60\ud83d\ude00"`, `"\ud83d alone \ude00"`, `"\ud83d\u0041"`, `"end\\"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !Valid(raw) || !Parse(raw, 0).IsString() {
+			return
+		}
+		raw = Parse(raw, 0).Raw
+		if got, want := (Value{Raw: raw}).Str(), gjson.Parse(raw).Str; got != want {
+			t.Fatalf("Str(%q) = %q, gjson says %q", raw, got, want)
+		}
+		var std string
+		if err := json.Unmarshal([]byte(raw), &std); err == nil && utf8.ValidString(raw) && !strings.Contains(raw, `\ud`) && !strings.Contains(raw, `\uD`) {
+			if got := (Value{Raw: raw}).Str(); got != std {
+				t.Fatalf("Str(%q) = %q, encoding/json says %q", raw, got, std)
+			}
 		}
 	})
 }

@@ -142,6 +142,10 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{cfg: cfg, transport: cfg.Transport, budget: newBudget(cfg.Memory), kept: newKeptSet()}
 	opts := cfg.Options
 	opts.Counter = cfg.Counter
+	if opts.Summarizer == nil {
+		opts.Summarizer = compact.RuleSummaries
+	}
+	opts.Summarizer = newMemo().wrap(opts.Summarizer)
 	if cfg.Archive != nil {
 		opts.Handle = marker.Citation
 	}

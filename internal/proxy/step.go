@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -92,8 +93,10 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	st.cache = cacheOf(st.api, root)
 	st.session = marker.SessionKey(t)
 	ledger := p.cfg.Ledger != nil
+	var tl stats.Tally
 	if ledger {
-		st.client = replay.PromptOf(t, stats.Count(t, p.cfg.Counter))
+		tl = stats.Count(t, p.cfg.Counter)
+		st.client = replay.PromptOf(t, tl)
 		st.sent, st.measured = st.client, true
 		st.conv = conversationKey(st.session, st.client)
 	}
@@ -112,9 +115,23 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	}
 	st.body, st.changed, st.replaced = t.Bytes(), true, len(rep.Replaced)
 	if ledger {
-		st.sent = replay.PromptOf(t, stats.Count(t, p.cfg.Counter))
+		st.sent = replay.PromptOf(t, p.recount(tl, rep.Replaced))
 	}
 	return nil
+}
+
+// recount is tl, the tally of a transcript as the client sent it, with
+// what the policy replaced counted as it is sent now.
+func (p *Proxy) recount(tl stats.Tally, replaced []stats.Replaced) stats.Tally {
+	tl.Results, tl.Calls = slices.Clone(tl.Results), slices.Clone(tl.Calls)
+	for _, rp := range replaced {
+		r := rp.Result
+		tl.Results[r.Index] = p.cfg.Counter.Count(r.Text()) + stats.ImageTokens(r)
+		if rp.Input != "" && r.Call != nil {
+			tl.Calls[r.Call.Index] = p.cfg.Counter.Count(r.Call.Input)
+		}
+	}
+	return tl
 }
 
 // conversationKey keys a conversation by its session and its first two
