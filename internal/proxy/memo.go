@@ -18,13 +18,16 @@ import (
 // memo keys it by all of them, so that what it gives back is what the
 // summarizer would make.
 type memo struct {
-	seeds [2]maphash.Seed
+	seed  maphash.Seed
 	mu    sync.Mutex
 	m     map[memoKey]memoized
 }
 
+// memoKey is a 64-bit hash of what a summary depends on, and the text's
+// length: two texts of one length that hash alike among the thousands a
+// memo holds are a chance of about one in 10^11.
 type memoKey struct {
-	sum  [2]uint64
+	sum  uint64
 	size int
 }
 
@@ -37,7 +40,7 @@ type memoized struct {
 const maxMemo = 1 << 14
 
 func newMemo() *memo {
-	return &memo{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: map[memoKey]memoized{}}
+	return &memo{seed: maphash.MakeSeed(), m: map[memoKey]memoized{}}
 }
 
 // wrap is s, remembered.
@@ -103,14 +106,9 @@ func (s memoSummarizer) key(c *transcript.Call, text string) memoKey {
 		num(code)
 		num(o.Session)
 	}
-	var k memoKey
-	for i, seed := range s.m.seeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.Write(b)
-		h.WriteString(text)
-		k.sum[i] = h.Sum64()
-	}
-	k.size = len(text)
-	return k
+	var h maphash.Hash
+	h.SetSeed(s.m.seed)
+	h.Write(b)
+	h.WriteString(text)
+	return memoKey{h.Sum64(), len(text)}
 }

@@ -324,7 +324,14 @@ func (p *Proxy) hold(r *http.Request) (held []byte, release func(), rest io.Read
 		return nil, release, nil, err
 	}
 	release = func() { p.budget.release(need) }
-	buf := bytes.NewBuffer(make([]byte, 0, max(0, min(need, r.ContentLength))+1))
+	if r.ContentLength >= 0 { // read into a buffer of its size, which never grows
+		held = make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, held); err != nil {
+			return nil, release, nil, err
+		}
+		return held, release, nil, nil
+	}
+	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, p.cfg.MaxBody+1))
 	if err != nil {
 		return nil, release, nil, err

@@ -115,7 +115,14 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	}
 	st.body, st.changed, st.replaced = t.Bytes(), true, len(rep.Replaced)
 	if ledger {
-		st.sent = replay.PromptOf(t, p.recount(tl, rep.Replaced))
+		var changed []*transcript.Message
+		for _, rp := range rep.Replaced {
+			changed = append(changed, rp.Result.Message)
+			if rp.Input != "" && rp.Result.Call != nil {
+				changed = append(changed, rp.Result.Call.Message)
+			}
+		}
+		st.sent = st.client.With(t, p.recount(tl, rep.Replaced), changed)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -27,35 +28,52 @@ func PromptOf(t *transcript.Transcript, tl stats.Tally) Prompt {
 	p := Prompt{Keys: make([]uint64, len(t.Messages)), Tokens: make([]int, len(t.Messages))}
 	var h maphash.Hash
 	h.SetSeed(seed)
+	for i, m := range t.Messages {
+		p.Keys[i], p.Tokens[i] = key(&h, m), tl.Message(m)
+	}
+	return p
+}
+
+// With is p with the messages msgs of t keyed and counted again, as they
+// are sent now (tl): a filter changed them, and only them.
+func (p Prompt) With(t *transcript.Transcript, tl stats.Tally, msgs []*transcript.Message) Prompt {
+	p = Prompt{Keys: slices.Clone(p.Keys), Tokens: slices.Clone(p.Tokens)}
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, m := range msgs {
+		p.Keys[m.Index], p.Tokens[m.Index] = key(&h, m), tl.Message(m)
+	}
+	return p
+}
+
+// key hashes a message's content as sent.
+func key(h *maphash.Hash, m *transcript.Message) uint64 {
+	h.Reset()
 	field := func(s string) {
 		h.WriteString(s)
 		h.WriteByte(0)
 	}
-	for i, m := range t.Messages {
-		h.Reset()
-		field(m.Role)
-		for _, b := range m.Blocks {
-			field(string(b.Type))
-			field(b.Text)
+	field(m.Role)
+	for _, b := range m.Blocks {
+		field(string(b.Type))
+		field(b.Text)
+		field(b.Data)
+		field(b.URL)
+	}
+	for _, c := range m.Calls {
+		field(c.ID)
+		field(c.Name)
+		field(c.Input)
+	}
+	for _, r := range m.Results {
+		field(r.CallID)
+		field(r.Text())
+		for _, b := range r.Images {
 			field(b.Data)
 			field(b.URL)
 		}
-		for _, c := range m.Calls {
-			field(c.ID)
-			field(c.Name)
-			field(c.Input)
-		}
-		for _, r := range m.Results {
-			field(r.CallID)
-			field(r.Text())
-			for _, b := range r.Images {
-				field(b.Data)
-				field(b.URL)
-			}
-		}
-		p.Keys[i], p.Tokens[i] = h.Sum64(), tl.Message(m)
 	}
-	return p
+	return h.Sum64()
 }
 
 // After is how the cache bills p sent after prev, the request before it

@@ -1,0 +1,160 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/replay"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+)
+
+// TestNumbers prints the tables of docs/performance.md's ctx-proxy
+// section: the latency the proxy adds on a 1 MB body, the time to the
+// first byte of a streamed answer, and the corpus's sessions sent through
+// it against the replay. It runs with CTX_NUMBERS=1 (scripts/measure).
+func TestNumbers(t *testing.T) {
+	if os.Getenv("CTX_NUMBERS") != "1" {
+		t.Skip("the measurements run with CTX_NUMBERS=1")
+	}
+	t.Run("latency", numbersLatency)
+	t.Run("first byte", numbersFirstByte)
+	t.Run("corpus", numbersCorpus)
+}
+
+// timed sends body to url+path n times and returns each round trip's time,
+// the answer read to its end.
+func timed(t *testing.T, url string, body []byte) time.Duration {
+	t.Helper()
+	start := time.Now()
+	status, _ := post(t, url, "/v1/messages", body, nil)
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	return time.Since(start)
+}
+
+func quantile(ds []time.Duration, q float64) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
+
+// numbersLatency: a 1 MB Messages body (170 turns of test output, half of
+// it re-runs), sent directly to a loopback upstream and through the proxy
+// (ledger on), interleaved so that both see the same load: as a session's
+// requests repeat their history (the same body again), and as it grows (a
+// turn more each request, through a proxy started anew).
+func numbersLatency(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"msg_1","type":"message","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":1}}`)
+	})
+	cfg := config(t, up)
+	cfg.Ledger = NewLedger(discard{}, nil)
+	proxyURL, _ := serve(t, cfg)
+	body := history(1, 170)
+	for range 5 { // warm both paths: connections, the counter's ranks
+		timed(t, up.URL, body)
+		timed(t, proxyURL, body)
+	}
+	var direct, proxied, added []time.Duration
+	for range 300 {
+		d, p := timed(t, up.URL, body), timed(t, proxyURL, body)
+		direct, proxied, added = append(direct, d), append(proxied, p), append(added, p-d)
+	}
+	t.Logf("| the same %s body, 300 requests | %s | %s | %s | %s | %s | %s |", textfmt.Int(len(body)),
+		ms(quantile(direct, .5)), ms(quantile(direct, .99)), ms(quantile(proxied, .5)), ms(quantile(proxied, .99)), ms(quantile(added, .5)), ms(quantile(added, .99)))
+
+	fresh, _ := serve(t, cfg)
+	direct, proxied, added = nil, nil, nil
+	var first time.Duration
+	for k := 10; k <= 170; k++ {
+		b := history(2, k)
+		d, p := timed(t, up.URL, b), timed(t, fresh, b)
+		if k == 10 {
+			first = p - d
+		}
+		direct, proxied, added = append(direct, d), append(proxied, p), append(added, p-d)
+	}
+	t.Logf("| a session growing from %s to %s bytes, 161 requests | %s | %s | %s | %s | %s | %s |", textfmt.Int(len(history(2, 10))), textfmt.Int(len(body)),
+		ms(quantile(direct, .5)), ms(quantile(direct, .99)), ms(quantile(proxied, .5)), ms(quantile(proxied, .99)), ms(quantile(added, .5)), ms(quantile(added, .99)))
+	t.Logf("its first request, through a proxy that had seen none of it: %s added", ms(first))
+}
+
+// numbersFirstByte: the time to the first byte of a streamed answer whose
+// first event the upstream sends at once, for a small body and the 1 MB
+// one, directly and through the proxy.
+func numbersFirstByte(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n")
+		http.NewResponseController(w).Flush()
+		time.Sleep(20 * time.Millisecond) // the model writing the rest
+		io.WriteString(w, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
+	})
+	cfg := config(t, up)
+	cfg.Ledger = NewLedger(discard{}, nil)
+	proxyURL, _ := serve(t, cfg)
+	firstByte := func(url string, body []byte) time.Duration {
+		start := time.Now()
+		resp, err := http.Post(url+"/v1/messages", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		one := make([]byte, 1)
+		if _, err := io.ReadFull(resp.Body, one); err != nil {
+			t.Fatal(err)
+		}
+		d := time.Since(start)
+		io.Copy(io.Discard, resp.Body)
+		return d
+	}
+	for _, body := range [][]byte{[]byte(`{"model":"claude-sonnet-4-5","stream":true,"messages":[{"role":"user","content":"hi"}]}`), history(1, 170)} {
+		for range 3 {
+			firstByte(up.URL, body)
+			firstByte(proxyURL, body)
+		}
+		var direct, proxied []time.Duration
+		for range 100 {
+			direct, proxied = append(direct, firstByte(up.URL, body)), append(proxied, firstByte(proxyURL, body))
+		}
+		t.Logf("| %s bytes | %s | %s | %s | %s |", textfmt.Int(len(body)), ms(quantile(direct, .5)), ms(quantile(direct, .99)), ms(quantile(proxied, .5)), ms(quantile(proxied, .99)))
+	}
+}
+
+// numbersCorpus: each session of the corpus sent through the proxy request
+// by request (TestReplayThroughHTTP), its ledger's bills against the
+// replay's.
+func numbersCorpus(t *testing.T) {
+	ctr := counter(t)
+	var rows []string
+	for _, s := range sessions(t, ctr) {
+		if !strings.Contains(s.name, "/") || strings.HasPrefix(s.name, "formats/") {
+			continue
+		}
+		cu := &cacheUpstream{ctr: ctr, last: map[string]replay.Prompt{}}
+		up := newUpstream(t, cu.serve(t))
+		cfg := config(t, up)
+		ledger := &syncBuffer{}
+		cfg.Ledger = NewLedger(ledger, nil)
+		proxyURL, logs := serve(t, cfg)
+		s.replayed(t, proxyURL, up)
+		logs.settle()
+		got := Summarize(ledger.entries(t)).Total
+		want := s.replay(t, ctr)
+		rows = append(rows, fmt.Sprintf("| %s | %d | %s → %s | %.3f | %.3f |", s.name, got.Requests,
+			textfmt.Dollars(got.UncompactedCost), textfmt.Dollars(got.Cost), got.Ratio, want.Ratio()))
+	}
+	t.Log("\n" + strings.Join(rows, "\n"))
+}
