@@ -18,9 +18,9 @@ import (
 // memo keys it by all of them, so that what it gives back is what the
 // summarizer would make.
 type memo struct {
-	seed  maphash.Seed
-	mu    sync.Mutex
-	m     map[memoKey]memoized
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[memoKey]memoized
 }
 
 // memoKey is a 64-bit hash of what a summary depends on, and the text's
