@@ -3,6 +3,7 @@ package proxy
 import (
 	"hash/maphash"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ctxkit/ctxkit/internal/compact"
@@ -67,6 +68,7 @@ func (s memoSummarizer) Summarize(c *transcript.Call, text string) (string, bool
 		return v.summary, v.ok
 	}
 	v.summary, v.ok = s.inner.Summarize(c, text)
+	v.summary = strings.Clone(v.summary) // it may be a view of the request's body
 	s.m.mu.Lock()
 	if len(s.m.m) >= maxMemo {
 		clear(s.m.m)

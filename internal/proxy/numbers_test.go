@@ -1,17 +1,23 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/replay"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
@@ -26,6 +32,7 @@ func TestNumbers(t *testing.T) {
 	t.Run("latency", numbersLatency)
 	t.Run("first byte", numbersFirstByte)
 	t.Run("corpus", numbersCorpus)
+	t.Run("memory", numbersMemory)
 }
 
 // timed sends body to url+path n times and returns each round trip's time,
@@ -157,4 +164,66 @@ func numbersCorpus(t *testing.T) {
 			textfmt.Dollars(got.UncompactedCost), textfmt.Dollars(got.Cost), got.Ratio, want.Ratio()))
 	}
 	t.Log("\n" + strings.Join(rows, "\n"))
+}
+
+// numbersMemory: the ctx-proxy binary (ledger and archive on) under 32
+// sessions at once, each growing request by request to 600 KB: its peak
+// resident memory (VmHWM), and how long the load took.
+func numbersMemory(t *testing.T) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil || !bytes.Contains(status, []byte("VmHWM")) {
+		t.Skip("no /proc/PID/status here")
+	}
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "ctx-proxy")
+	build := exec.Command("go", "build", "-o", exe, "./cmd/ctx-proxy")
+	build.Dir = testutil.Root(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sseAnswer(body))
+	})
+	cmd := exec.Command(exe, "--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
+		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db"))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	first, _ := bufio.NewReader(stderr).ReadString('\n')
+	proxyURL := "http://" + strings.TrimPrefix(strings.TrimSpace(first), "listening on ")
+	const sessions, turns = 32, 100
+	start := time.Now()
+	var wg sync.WaitGroup
+	var requests, bytesSent atomic.Int64
+	for s := range sessions {
+		wg.Go(func() {
+			for k := 0; k <= turns; k += 4 {
+				body := history(100+s, k)
+				if status, _ := post(t, proxyURL, "/v1/messages", body, nil); status != http.StatusOK {
+					t.Errorf("status %d", status)
+					return
+				}
+				requests.Add(1)
+				bytesSent.Add(int64(len(body)))
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	status, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hwm string
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			hwm = strings.TrimSpace(v)
+		}
+	}
+	t.Logf("| %d sessions at once, %s requests of up to %s bytes (%s MB in all) | %s | %.1f s |", sessions, textfmt.Int(int(requests.Load())),
+		textfmt.Int(len(history(0, turns))), textfmt.Int(int(bytesSent.Load()>>20)), hwm, took.Seconds())
 }

@@ -39,6 +39,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +118,10 @@ type Proxy struct {
 	filters   [2]*compact.Filter // by HourCache
 	transport http.RoundTripper
 	budget    *budget
+	// steps are the compactions that may run at once: the work is the
+	// CPU's, and each holds a transcript of its body, several times its
+	// size, until it is done.
+	steps chan struct{}
 	kept      *keptSet
 }
 
@@ -139,7 +144,8 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Log == nil {
 		cfg.Log = func(string) {}
 	}
-	p := &Proxy{cfg: cfg, transport: cfg.Transport, budget: newBudget(cfg.Memory), kept: newKeptSet()}
+	p := &Proxy{cfg: cfg, transport: cfg.Transport, budget: newBudget(cfg.Memory), kept: newKeptSet(),
+		steps: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
 	opts := cfg.Options
 	opts.Counter = cfg.Counter
 	if opts.Summarizer == nil {
@@ -268,7 +274,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			body = io.MultiReader(bytes.NewReader(held), rest)
 		default:
 			original = held
+			select {
+			case p.steps <- struct{}{}:
+			case <-r.Context().Done():
+				return // the client went away
+			}
 			st = p.compact(api, r.Header, held, where)
+			<-p.steps
 			body, length = bytes.NewReader(st.body), int64(len(st.body))
 		}
 	}

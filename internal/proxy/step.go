@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -146,7 +147,7 @@ func (p *Proxy) recount(tl stats.Tally, replaced []stats.Replaced) stats.Tally {
 // the task alone): Claude Code's subagents and side requests share its
 // session id, not their opening.
 func conversationKey(session string, client replay.Prompt) string {
-	key := session
+	key := strings.Clone(session) // not a view of the body, which the ledger would keep alive
 	for _, k := range client.Keys[:min(2, len(client.Keys))] {
 		key += ":" + strconv.FormatUint(k, 36)
 	}
@@ -239,6 +240,13 @@ func (k *keptSet) key(e archive.Execution) keptKey {
 	return keptKey{e.Session, e.Handle, len(e.Output), maphash.String(k.seed, e.Output)}
 }
 
+// kept is a key to keep: its strings may be views of a request's body,
+// which the set must not keep alive.
+func (k keptKey) kept() keptKey {
+	k.session, k.handle = strings.Clone(k.session), strings.Clone(k.handle)
+	return k
+}
+
 func (k *keptSet) has(e archive.Execution) bool {
 	key := k.key(e)
 	k.mu.Lock()
@@ -254,6 +262,6 @@ func (k *keptSet) add(execs []archive.Execution) {
 		clear(k.m)
 	}
 	for _, e := range execs {
-		k.m[k.key(e)] = struct{}{}
+		k.m[k.key(e).kept()] = struct{}{}
 	}
 }
