@@ -122,7 +122,7 @@ type Proxy struct {
 	// CPU's, and each holds a transcript of its body, several times its
 	// size, until it is done.
 	steps chan struct{}
-	kept      *keptSet
+	kept  *keptSet
 }
 
 // New checks the setup and builds the proxy.
