@@ -162,6 +162,7 @@ func numbersCorpus(t *testing.T) {
 		logs.settle()
 		got := Summarize(ledger.entries(t)).Total
 		want := s.replay(t, ctr)
+		t.Logf("%s: $%.6f sent, the replay $%.6f", s.name, got.Cost, want.Compacted.Cost)
 		rows = append(rows, fmt.Sprintf("| %s | %d | %s → %s | %.3f | %.3f |", s.name, got.Requests,
 			textfmt.Dollars(got.UncompactedCost), textfmt.Dollars(got.Cost), got.Ratio, want.Ratio()))
 	}
