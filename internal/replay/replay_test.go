@@ -85,7 +85,17 @@ func TestByHand(t *testing.T) {
 			}
 		}
 	}
-	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t)})
+	var steps [2][]Step // as it was, compacted
+	trace := func(compacted bool, st Step) {
+		i := 0
+		if compacted {
+			i = 1
+		}
+		steps[i] = append(steps[i], st)
+	}
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t), Trace: trace})
+	checkSteps(t, "as it was", steps[0], s.AsIs, []float64{35, 162.9, 81, 87.6}, -1)
+	checkSteps(t, "compacted", steps[1], *s.Compacted, []float64{35, 162.9, 96, 79.6}, 2)
 	if s.Tokens != 156 || s.Format != "openai" {
 		t.Errorf("history %d tokens in %s, want 156 in openai", s.Tokens, s.Format)
 	}
@@ -98,6 +108,27 @@ func TestByHand(t *testing.T) {
 	}
 	if r := s.PeakRatio(); !near(r, 110.0/146) {
 		t.Errorf("peak ratio %v", r)
+	}
+}
+
+// checkSteps checks a run's trace: a step a turn, in order, whose costs
+// (in millionths of a dollar) and tokens add up to the run's, and that
+// breaks the cache at request brk alone (-1: none).
+func checkSteps(t *testing.T, name string, steps []Step, r Run, costs []float64, brk int) {
+	t.Helper()
+	if len(steps) != len(costs) {
+		t.Fatalf("%s: %d steps, want %d", name, len(steps), len(costs))
+	}
+	var sum Run
+	for k, st := range steps {
+		if st.Turn != k || !near(st.Cost, costs[k]*1e-6) || st.Break != (k == brk) {
+			t.Errorf("%s: step %d is %+v, want turn %d, cost %ge-6, break %v", name, k, st, k, costs[k], k == brk)
+		}
+		sum.Tokens.Add(st.Tokens)
+		sum.Cost += st.Cost
+	}
+	if sum.Tokens != r.Tokens || !near(sum.Cost, r.Cost) {
+		t.Errorf("%s: the steps add up to %+v and %g, the run is %+v and %g", name, sum.Tokens, sum.Cost, r.Tokens, r.Cost)
 	}
 }
 
@@ -121,7 +152,10 @@ func TestByHand(t *testing.T) {
 // The restart breaks the cache but for the prefix.
 func TestByHandClaudeCode(t *testing.T) {
 	tr := transcripttest.Load(t, filepath.Join("testdata", "restart.jsonl"))
-	s := Replay(tr, nil, Options{Counter: approx(t), Prices: handPrices(t), Prefix: 100, HourCache: true})
+	var steps []Step
+	s := Replay(tr, nil, Options{Counter: approx(t), Prices: handPrices(t), Prefix: 100, HourCache: true,
+		Trace: func(compacted bool, st Step) { steps = append(steps, st) }})
+	checkSteps(t, "as it was", steps, s.AsIs, []float64{234, 242.2, 40}, 2)
 	checkRun(t, "as it was", s.AsIs, Run{Requests: 3, Sent: 420, Tokens: pricing.Tokens{CacheRead: 202, CacheWrite1h: 218, Output: 12},
 		Cost: 516.2e-6, InputCost: 456.2e-6, Peak: 208, Breaks: 1})
 	if s.Model != "test-model" || s.Known || s.Compacted != nil {
