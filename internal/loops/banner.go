@@ -112,6 +112,15 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 	return run.Report(ctr, textfmt.Plural(failed, "failed result", "failed results"))
 }
 
+// denyLine starts DenyReason.
+var denyLine = marker.Line(tool, "Call not run: it would repeat an error loop.")
+
+// IsDenial reports whether a result is the reason ctx-loops' hook denied
+// its call with (DenyReason), as an agent that gives the reason alone
+// (Claude Code) records it: the call was not run. (Codex's wording around
+// a hook's reason is outcome.Denied's.)
+func IsDenial(text string) bool { return strings.HasPrefix(text, denyLine+"\n") }
+
 // DenyReason tells the model what failed, how often, and what to do
 // instead. The loop holds the call about to be made as its last step. The
 // call is quoted as it was made (its white space too: a command that
@@ -131,7 +140,7 @@ func DenyReason(l Loop, next Step) string {
 	// The first line is the marker the transcript will hold as the call's
 	// result, with nothing of the call in it (a command could read as
 	// "call ID" to the other filters); what failed follows on the next.
-	b.WriteString(marker.Line(tool, "Call not run: it would repeat an error loop.") + "\n")
+	b.WriteString(denyLine + "\n")
 	switch l.Kind {
 	case Repeat:
 		fmt.Fprintf(&b, "%s has already failed %s times with these arguments and no successful edit or write in between%s. ", what, before, errText)

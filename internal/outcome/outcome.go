@@ -15,6 +15,7 @@
 //	outcome.Classify("npm ERR! missing script: test") // Error, true
 //	outcome.Tests(text).String()                      // "47 tests, 45 passed, 2 failed"
 //	outcome.Body(text)                                // what the tool printed, without the format's wrapper
+//	outcome.Denied(text)                              // the call was not run: the user or a hook refused it
 //	outcome.ReadContent(text)                         // a read's file content, without line numbers
 //
 // Read looks only at the ends of a text (HeadBytes, TailBytes; ReadEnds
