@@ -266,13 +266,8 @@ func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv 
 	var r Run
 	prefix := int64(opts.Prefix)
 	prevStart, prevEnd := 0, 0
-	restarts := restartsOf(t)
-	start := 0
 	for k, tn := range turns {
-		end := tn.Messages[0]
-		for len(restarts) > 0 && restarts[0] <= end { // the history starts again at the last restart before it
-			start, restarts = restarts[0], restarts[1:]
-		}
+		start, end := tn.Start, tn.Messages[0]
 		first := len(t.Messages) // the first message sent before whose text changes now
 		if adv != nil {
 			adv(end, func(m *transcript.Message, tokens int) {
@@ -324,16 +319,4 @@ func turnTokens(tl stats.Tally, t *transcript.Transcript, tn transcript.Turn) in
 		n += tl.Message(t.Messages[i])
 	}
 	return n
-}
-
-// restartsOf lists the messages an agent's compaction starts the history
-// at, in order.
-func restartsOf(t *transcript.Transcript) []int {
-	var rs []int
-	for _, m := range t.Messages {
-		if m.Restart {
-			rs = append(rs, m.Index)
-		}
-	}
-	return rs
 }

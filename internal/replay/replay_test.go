@@ -183,8 +183,8 @@ func TestReportGolden(t *testing.T) {
 }
 
 // TestTurns: every corpus file's turns start with an assistant message,
-// follow one another, and, in Claude Code, hold every line of one
-// response and no other.
+// follow one another, send the history from the last restart before them,
+// and, in Claude Code, hold every line of one response and no other.
 func TestTurns(t *testing.T) {
 	for _, path := range testutil.FixturesAndCorpus(t) {
 		tr := transcripttest.Load(t, path)
@@ -194,6 +194,15 @@ func TestTurns(t *testing.T) {
 			first := tn.Messages[0]
 			if first <= last {
 				t.Fatalf("%s: turn %d starts at %d, after %d", path, k, first, last)
+			}
+			start := 0
+			for _, m := range tr.Messages[:first+1] {
+				if m.Restart {
+					start = m.Index
+				}
+			}
+			if tn.Start != start {
+				t.Fatalf("%s: turn %d sends the history from %d, want %d", path, k, tn.Start, start)
 			}
 			last = first
 			for _, i := range tn.Messages {
