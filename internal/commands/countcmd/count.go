@@ -44,7 +44,7 @@ the share of tool output, the re-reads, what ctx-dedupe saves and the top tools 
 timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
 progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
 ` + cli.TimesHelp + `
-
+` + htmlHelp + `
 EXAMPLES:
    ctx-count session.jsonl
    ctx-count --by project ~/.claude/projects ~/.codex/sessions
@@ -52,9 +52,11 @@ EXAMPLES:
    ctx-count --each-line < trajectories.jsonl > reports.jsonl
    ctx-count --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
+   ctx-count --html session.jsonl > session.html
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
 	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until,
-		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag},
+		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag,
+		htmlFlag, outDir},
 	Run: runCount,
 }
 
@@ -78,6 +80,9 @@ func runCount(e *cli.Env) error {
 	ctr, err := e.Counter()
 	if err != nil {
 		return err
+	}
+	if e.Bool(htmlFlag.Name) || e.Given(outDir) {
+		return runHTML(e, ctr, top)
 	}
 	if e.Bool(cli.EachLineFlag.Name) {
 		for _, f := range []ucli.Flag{tee, before, budget, by, since, until} {
