@@ -148,7 +148,7 @@ func (p *Page) Charts() Charts {
 
 func (p *Page) contextChart() svgchart.Columns {
 	c := svgchart.Columns{ID: "context", Title: "Tokens sent per request, by what they are",
-		XTitle: "request", YTitle: "tokens sent", YFormat: compact,
+		XTitle: "request", YTitle: "tokens sent", YFormat: short,
 		XLabel: func(i int) string { return strconv.Itoa(p.Context[i].First) }}
 	for _, l := range p.Layers {
 		c.Layers = append(c.Layers, svgchart.Layer{Name: l.Name, Class: l.Class})
@@ -208,7 +208,7 @@ func (p *Page) UsageLayers() []Layer {
 
 func (p *Page) usageChart() *svgchart.Columns {
 	c := &svgchart.Columns{ID: "usage", Title: "Tokens per request as the API reported them", Layers: usageLayers,
-		XTitle: "request (the API's records)", YTitle: "tokens", YFormat: compact,
+		XTitle: "request (the API's records)", YTitle: "tokens", YFormat: short,
 		XLabel: func(i int) string { return strconv.Itoa(p.Usage[i].First) }}
 	for _, r := range p.Usage {
 		tk := r.Tokens
@@ -307,8 +307,8 @@ func rowLabel(s Span) string {
 	return strconv.Itoa(s.First) + "–" + strconv.Itoa(s.Last) + " (" + strconv.Itoa(s.At) + ")"
 }
 
-// compact writes a count of tokens short: 950, 12k, 1.2M.
-func compact(v float64) string {
+// short writes a count of tokens short: 950, 12k, 1.2M.
+func short(v float64) string {
 	switch {
 	case v >= 1e6:
 		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
