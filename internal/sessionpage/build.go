@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/compact"
 	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -52,6 +53,23 @@ type Options struct {
 	BeforeName string
 	// Top is how many of the largest results to show.
 	Top int
+}
+
+// Defaults are the options ctx-count --html builds the page of a
+// transcript with, read from data, and named name: its own usage records,
+// the embedded prices, ctx-compact with its defaults in the loop, the 10
+// largest results.
+func Defaults(name string, data []byte, t *transcript.Transcript, ctr tokens.Counter) (Options, error) {
+	recs := usage.Read(data, t.Format)
+	hour := usage.HourCache(recs)
+	copts := compact.Defaults(ctr)
+	copts.HourCache = hour
+	f, err := compact.New(copts)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Name: name, Counter: ctr, Prices: pricing.Default(), Usage: recs, HourCache: hour, Top: 10,
+		Policy: func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }}, nil
 }
 
 // MaxColumns is the most columns a chart of requests draws, and rows its
@@ -178,7 +196,11 @@ type CostRun struct {
 	Class  string
 	Dashed bool
 	Cost   float64 // in all
-	Sent   int64   // prompt tokens in all
+	// Change is its cost's change from the run it is compared with: the
+	// replay as sent from the one before the filter, the one with
+	// ctx-compact from the one as sent; "" for the others.
+	Change string
+	Sent   int64 // prompt tokens in all
 	Breaks int     // requests that broke the cache
 	// Cum is the cost up to each column's last request, and Broke whether
 	// a request of the column broke the cache; a run shorter than the
@@ -227,6 +249,15 @@ type Result struct {
 	// HandleCited says the marker cites the handle (an archive holds the
 	// output); else it is the id the archive would keep it under.
 	HandleCited bool
+}
+
+// Replaced is how many results the filters replaced.
+func (p *Page) Replaced() int {
+	n := 0
+	for _, f := range p.Filters {
+		n += f.Results
+	}
+	return n
 }
 
 // Filter is what one filter replaced.
@@ -537,23 +568,28 @@ func costOf(t *transcript.Transcript, opts Options) *Cost {
 		runs = append(runs, ss)
 	}
 	if len(opts.Usage) > 0 {
-		add("Billed, by the API's usage records", "billed", svgchart.Stop, false, billedSteps(opts.Usage, t.Format, opts.Prices))
+		add("Billed, by the API's usage records", "billed (usage records)", svgchart.Stop, false, billedSteps(opts.Usage, t.Format, opts.Prices))
 	}
 	if opts.Before != nil {
 		var before []replay.Step
 		ropts.Trace = func(_ bool, s replay.Step) { before = append(before, s) }
 		replay.Replay(opts.Before, nil, ropts)
-		add("Before the filter, replayed", "before the filter", svgchart.Class(10), true, before)
+		add("Before the filter, replayed", "replayed, before the filter", svgchart.Class(10), true, before)
 	}
-	add("As sent, replayed", "as sent (replay)", svgchart.Class(0), false, steps[0])
+	add("As sent, replayed", "replayed, as sent", svgchart.Class(0), false, steps[0])
 	if s.Compacted != nil {
-		add("With ctx-compact in the loop, replayed", "with ctx-compact", svgchart.Class(2), false, steps[1])
+		add("With ctx-compact in the loop, replayed", "replayed, with ctx-compact", svgchart.Class(2), false, steps[1])
+	}
+	// Each replay is compared with the one before it: as sent with before
+	// the filter, with ctx-compact with as sent.
+	compared := 0
+	if len(opts.Usage) > 0 {
+		compared = 1 // not with the bill
 	}
 	n := 0
 	for _, ss := range runs {
 		n = max(n, len(ss))
 	}
-	// Each column ends at its last request: the cost is cumulative.
 	c.Columns, c.Bucket = columns(n, func(k int) int64 { return int64(k) }), bucket(n)
 	for i, ss := range runs {
 		r := &c.Runs[i]
@@ -568,6 +604,9 @@ func costOf(t *transcript.Transcript, opts Options) *Cost {
 			}
 		}
 		r.Cost = total
+		if i > compared {
+			r.Change = change(c.Runs[i-1].Cost, total)
+		}
 		for _, sp := range c.Columns {
 			if sp.Last > len(ss) {
 				break

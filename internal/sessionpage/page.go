@@ -39,9 +39,10 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"int":    func(n any) string { return textfmt.Int(toInt(n)) },
 	"usd":    usd,
 	"share":  func(part, whole any) string { return share(toInt(part), toInt(whole)) },
-	"change": func(before, after any) string { return change(toInt(before), toInt(after)) },
+	"change": func(before, after any) string { return change(float64(toInt(before)), float64(toInt(after))) },
 	"text":   text,
 	"line":   line,
+	"clip":   func(n int, s string) string { return textfmt.Clip(line(s), n) },
 	"req":    rowLabel,
 	"plural": func(n any, one, many string) string { return textfmt.Plural(toInt(n), one, many) },
 }).Parse(pageTemplate))
@@ -334,11 +335,11 @@ func share(part, whole int) string {
 }
 
 // change is "-42.0%" from before to after.
-func change(before, after int) string {
+func change(before, after float64) string {
 	if before == 0 {
 		return ""
 	}
-	d := float64(after-before) / float64(before)
+	d := (after - before) / before
 	s := textfmt.Percent(d)
 	if d > 0 {
 		s = "+" + s

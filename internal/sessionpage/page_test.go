@@ -11,14 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/compact"
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/usage"
 )
 
 func counter(t testing.TB) tokens.Counter {
@@ -43,19 +41,15 @@ func handPrices(t testing.TB) *pricing.Table {
 	return tb
 }
 
-// options are ctx-count --html's, for the transcript in data: its usage
-// records, and ctx-compact with its defaults in the loop.
+// options are ctx-count --html's, for the transcript in data, at these
+// prices.
 func options(t testing.TB, name string, data []byte, tr *transcript.Transcript, prices *pricing.Table) Options {
-	ctr := counter(t)
-	recs := usage.Read(data, tr.Format)
-	copts := compact.Defaults(ctr)
-	copts.HourCache = usage.HourCache(recs)
-	f, err := compact.New(copts)
+	opts, err := Defaults(name, data, tr, counter(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Name: name, Counter: ctr, Prices: prices, Usage: recs, HourCache: copts.HourCache, Top: 10,
-		Policy: func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }}
+	opts.Prices = prices
+	return opts
 }
 
 func load(t testing.TB, path string) ([]byte, *transcript.Transcript) {

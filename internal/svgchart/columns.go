@@ -15,8 +15,8 @@ type Series struct {
 	// Dashed draws it dashed: another run to compare with.
 	Dashed bool
 	Values []float64 // one per slot
-	// Marks are the slots marked with a dot on the line, each with its
-	// hover title.
+	// Marks are the slots marked with a red dot on the line, each with
+	// its hover title.
 	Marks []Mark
 }
 
@@ -131,7 +131,7 @@ func (s *svg) polyline(l Series, x func(int) float64, y func(float64) float64) {
 		if m.At < 0 || m.At >= len(l.Values) {
 			continue
 		}
-		s.b.WriteString(`<circle class="mark ` + Name(l.Class) + `" cx="` + num(x(m.At)) + `" cy="` + num(y(l.Values[m.At])) +
+		s.b.WriteString(`<circle class="mark ` + Alarm + `" cx="` + num(x(m.At)) + `" cy="` + num(y(l.Values[m.At])) +
 			`" r="` + num(markRadius) + `"><title>` + Text(m.Title) + `</title></circle>`)
 	}
 }

@@ -87,7 +87,7 @@ const (
 	fontHeight  = 11
 	yTicksWant  = 5
 	xTicksWant  = 10
-	markRadius  = 3.5
+	markRadius  = 3
 	laneHeight  = 22
 	barHeight   = 18
 	labelWidth  = 300 // Bars: the labels' column

@@ -7,14 +7,10 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
-	"github.com/ctxkit/ctxkit/internal/compact"
-	"github.com/ctxkit/ctxkit/internal/pricing"
-	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/sessionpage"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/usage"
 )
 
 // The flags of --html.
@@ -60,7 +56,8 @@ func runHTML(e *cli.Env, ctr tokens.Counter, top int) error {
 	if err != nil {
 		return err
 	}
-	opts := sessionpage.Options{Counter: ctr, Prices: pricing.Default(), Top: top}
+	var beforeT *transcript.Transcript
+	beforeName := ""
 	if name := e.String(before.Name); name != "" {
 		if cli.Several(srcs) {
 			return cli.Usagef("--before compares one transcript with the one it was made from: give one FILE")
@@ -69,10 +66,10 @@ func runHTML(e *cli.Env, ctr tokens.Counter, top int) error {
 		if err != nil {
 			return err
 		}
-		if opts.Before, err = e.Load(in); err != nil {
+		if beforeT, err = e.Load(in); err != nil {
 			return err
 		}
-		opts.BeforeName = in.Display()
+		beforeName = in.Display()
 	}
 	files := safefile.NewWriter()
 	return e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
@@ -80,14 +77,12 @@ func runHTML(e *cli.Env, ctr tokens.Counter, top int) error {
 		if err != nil {
 			return nil, err
 		}
-		o := opts
-		o.Name = in.Display()
-		o.Usage = usage.Read(in.Data, t.Format)
-		o.HourCache = usage.HourCache(o.Usage)
-		if o.Policy, err = compactPolicy(ctr, o.HourCache); err != nil {
+		opts, err := sessionpage.Defaults(in.Display(), in.Data, t, ctr)
+		if err != nil {
 			return nil, err
 		}
-		page := sessionpage.Build(t, o)
+		opts.Top, opts.Before, opts.BeforeName = top, beforeT, beforeName
+		page := sessionpage.Build(t, opts)
 		return func() error {
 			if dir == "" {
 				_, err := page.WriteTo(e.Stdout)
@@ -96,18 +91,6 @@ func runHTML(e *cli.Env, ctr tokens.Counter, top int) error {
 			return files.Write(pages[in.Name], page)
 		}, nil
 	})
-}
-
-// compactPolicy is ctx-compact with its defaults in the loop, for the
-// replay of what it would have sent.
-func compactPolicy(ctr tokens.Counter, hourCache bool) (replay.Policy, error) {
-	opts := compact.Defaults(ctr)
-	opts.HourCache = hourCache
-	f, err := compact.New(opts)
-	if err != nil {
-		return nil, err
-	}
-	return func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }, nil
 }
 
 // pageNames is where -o DIR puts each source's page: its name with .html
