@@ -20,8 +20,8 @@ import (
 // counts it in the page's DOM.
 type drawn struct {
 	Share, Context, Usage, Marks, Calls, Spans, Dots, Largest int
-	Before, Cost                                             []int // the points of each line
-	Laid                                                     bool  // every chart laid out, with a height
+	Before, Cost                                              []int // the points of each line
+	Laid                                                      bool  // every chart laid out, with a height
 }
 
 const countScript = `(() => {
@@ -191,11 +191,11 @@ func ctxCount(t *testing.T, bin, dir string, args ...string) {
 }
 
 // checkCounts checks the model's counts against the transcript: a bar
-// for every call, a point for every request (up to the page's limit).
+// for every call, a point for every request (up to the page's limits).
 func checkCounts(t *testing.T, tr *transcript.Transcript, w drawn) {
 	t.Helper()
 	requests := min(len(tr.Turns()), sessionpage.MaxColumns)
-	if w.Calls != len(tr.Calls) {
+	if len(tr.Calls) <= sessionpage.MaxColumns && w.Calls != len(tr.Calls) {
 		t.Errorf("the timeline has %d calls, the transcript %d", w.Calls, len(tr.Calls))
 	}
 	for _, n := range w.Cost {

@@ -125,9 +125,12 @@ type Page struct {
 	Cost *Cost
 
 	// Timeline is every tool call, in order; Loops the error loops among
-	// them.
-	Timeline []Call
-	Loops    []Loop
+	// them. A session of more than MaxColumns calls shows them by Slots
+	// of CallBucket calls each.
+	Timeline   []Call
+	Loops      []Loop
+	Slots      []CallSlot
+	CallBucket int
 
 	Largest []Result
 	// Filters are the results a ctx-* filter replaced, by filter.
@@ -201,7 +204,7 @@ type CostRun struct {
 	// ctx-compact from the one as sent; "" for the others.
 	Change string
 	Sent   int64 // prompt tokens in all
-	Breaks int     // requests that broke the cache
+	Breaks int   // requests that broke the cache
 	// Cum is the cost up to each column's last request, and Broke whether
 	// a request of the column broke the cache; a run shorter than the
 	// others has fewer.
@@ -223,6 +226,26 @@ type Call struct {
 	Reread bool // a read of lines an earlier read read
 	// Filter is the ctx-* filter that replaced its result, "" for none.
 	Filter string
+}
+
+// CallSlot is a run of calls shown together, First to Last (1-based),
+// by the kind of their tools.
+type CallSlot struct {
+	First, Last int
+	Kinds       []KindCalls // in the order of tools.Kinds
+	Tokens      int         // their results'
+	Failed      int
+	Denied      int
+	Rereads     int
+}
+
+// KindCalls are a slot's calls of one kind of tool.
+type KindCalls struct {
+	Kind           tools.Kind
+	Calls, Tokens  int
+	Largest        int // the largest result's tokens
+	Failed, Denied int
+	Rereads        int
 }
 
 // Loop is one error loop.
@@ -336,6 +359,7 @@ func Build(t *transcript.Transcript, opts Options) *Page {
 		p.Cost = costOf(t, opts)
 	}
 	p.calls(s)
+	p.slots()
 	pairs := matchBefore(t, opts.Before)
 	p.largest(s, before, pairs, opts.Top)
 	p.filters(s, before, pairs)
@@ -706,6 +730,57 @@ func replacedBy(r *transcript.Result) (tool, line string, ok bool) {
 		return tool, line, true
 	}
 	return "", "", false
+}
+
+// slots cuts the calls of a session of more than MaxColumns of them into
+// slots of CallBucket calls.
+func (p *Page) slots() {
+	p.CallBucket = bucket(len(p.Timeline))
+	if p.CallBucket == 1 {
+		return
+	}
+	for lo := 0; lo < len(p.Timeline); lo += p.CallBucket {
+		hi := min(lo+p.CallBucket, len(p.Timeline))
+		slot := CallSlot{First: lo + 1, Last: hi}
+		by := map[tools.Kind]*KindCalls{}
+		for _, c := range p.Timeline[lo:hi] {
+			k := by[kindLane(c.Kind)]
+			if k == nil {
+				k = &KindCalls{Kind: kindLane(c.Kind)}
+				by[k.Kind] = k
+			}
+			k.Calls++
+			k.Tokens += c.Tokens
+			k.Largest = max(k.Largest, c.Tokens)
+			slot.Tokens += c.Tokens
+			switch c.Status {
+			case "failed":
+				k.Failed++
+				slot.Failed++
+			case "denied":
+				k.Denied++
+				slot.Denied++
+			}
+			if c.Reread {
+				k.Rereads++
+				slot.Rereads++
+			}
+		}
+		for _, kind := range tools.Kinds {
+			if k := by[kind]; k != nil {
+				slot.Kinds = append(slot.Kinds, *k)
+			}
+		}
+		p.Slots = append(p.Slots, slot)
+	}
+}
+
+// kindLane is the lane of a kind of tool: other for a call without one.
+func kindLane(k tools.Kind) tools.Kind {
+	if k == "" {
+		return tools.Other
+	}
+	return k
 }
 
 // status says how a call ended, in the page's words.

@@ -107,13 +107,6 @@ func (p *Page) kinds() []Layer {
 	return out
 }
 
-func kindLane(k tools.Kind) tools.Kind {
-	if k == "" {
-		return tools.Other
-	}
-	return k
-}
-
 // Charts draws the page's charts.
 func (p *Page) Charts() Charts {
 	var ch Charts
@@ -245,7 +238,7 @@ func (p *Page) callsChart() *svgchart.Strip {
 	lanes := p.kinds()
 	lane := map[tools.Kind]int{}
 	c := &svgchart.Strip{ID: "calls", Title: "Tool calls in order, a lane per kind of tool", Slots: len(p.Timeline),
-		XTitle: "tool call", XLabel: func(i int) string { return strconv.Itoa(i + 1) }}
+		XTitle: "tool call", XLabel: func(i int) string { return strconv.Itoa(i*p.CallBucket + 1) }}
 	for i, l := range lanes {
 		lane[tools.Kind(l.Name)] = i
 		c.Lanes = append(c.Lanes, svgchart.Layer{Name: l.Name, Class: l.Class})
@@ -254,23 +247,51 @@ func (p *Page) callsChart() *svgchart.Strip {
 	for _, call := range p.Timeline {
 		most = max(most, call.Tokens)
 	}
-	for _, call := range p.Timeline {
-		kind := kindLane(call.Kind)
-		e := svgchart.Event{Lane: lane[kind], At: call.N - 1, Size: math.Sqrt(float64(call.Tokens) / float64(most)),
-			Class: layerClass[string(kind)], Dot: call.Reread, Title: callTitle(call)}
-		switch call.Status {
-		case "failed":
-			e.Class = svgchart.Alarm
-		case "denied":
-			e.Class = svgchart.Stop
+	size := func(tokens int) float64 { return math.Sqrt(float64(tokens) / float64(most)) }
+	class := func(kind tools.Kind, failed, denied bool) string {
+		switch {
+		case failed:
+			return svgchart.Alarm
+		case denied:
+			return svgchart.Stop
 		}
-		c.Events = append(c.Events, e)
+		return layerClass[string(kind)]
+	}
+	if p.CallBucket > 1 {
+		c.Slots = len(p.Slots)
+		for i, slot := range p.Slots {
+			for _, k := range slot.Kinds {
+				c.Events = append(c.Events, svgchart.Event{Lane: lane[k.Kind], At: i, Size: size(k.Largest),
+					Class: class(k.Kind, k.Failed > 0, k.Denied > 0), Dot: k.Rereads > 0, Title: slotTitle(slot, k)})
+			}
+		}
+	} else {
+		for _, call := range p.Timeline {
+			kind := kindLane(call.Kind)
+			c.Events = append(c.Events, svgchart.Event{Lane: lane[kind], At: call.N - 1, Size: size(call.Tokens),
+				Class: class(kind, call.Status == "failed", call.Status == "denied"), Dot: call.Reread, Title: callTitle(call)})
+		}
 	}
 	for _, l := range p.Loops {
-		c.Spans = append(c.Spans, svgchart.Span{From: l.First - 1, To: l.Last - 1, Label: "loop " + strconv.Itoa(l.N),
-			Title: "loop " + strconv.Itoa(l.N) + ": " + l.Verdict})
+		c.Spans = append(c.Spans, svgchart.Span{From: (l.First - 1) / p.CallBucket, To: (l.Last - 1) / p.CallBucket,
+			Label: "loop " + strconv.Itoa(l.N), Title: "loop " + strconv.Itoa(l.N) + ": " + l.Verdict})
 	}
 	return c
+}
+
+// slotTitle says what the calls of one kind in a slot were.
+func slotTitle(s CallSlot, k KindCalls) string {
+	out := "calls " + strconv.Itoa(s.First) + "–" + strconv.Itoa(s.Last) + ": " + textfmt.Plural(k.Calls, string(k.Kind)+" call", string(k.Kind)+" calls") +
+		", " + textfmt.Int(k.Tokens) + " tokens"
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{k.Failed, "failed"}, {k.Denied, "denied"}, {k.Rereads, "re-read"}} {
+		if n.n > 0 {
+			out += ", " + strconv.Itoa(n.n) + " " + n.what
+		}
+	}
+	return out
 }
 
 func callTitle(c Call) string {

@@ -191,7 +191,8 @@ func TestCorpus(t *testing.T) {
 }
 
 // TestManyRequests: a session of more requests than MaxColumns gets a
-// column for each run of requests, showing the largest.
+// column for each run of requests, showing the largest, and a slot of the
+// timeline for each run of calls.
 func TestManyRequests(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"role":"user","content":"go"}` + "\n")
@@ -217,6 +218,23 @@ func TestManyRequests(t *testing.T) {
 		if len(run.Cum) != 234 || run.Cum[233] != run.Cost {
 			t.Errorf("%s: %d points, the last %v of %v", run.Name, len(run.Cum), run.Cum[len(run.Cum)-1], run.Cost)
 		}
+	}
+	calls, tokens := 0, 0
+	for _, s := range p.Slots {
+		for _, k := range s.Kinds {
+			calls += k.Calls
+			tokens += k.Tokens
+		}
+	}
+	want := 0
+	for _, c := range p.Timeline {
+		want += c.Tokens
+	}
+	if p.CallBucket != 3 || len(p.Slots) != 234 || calls != 700 || tokens != want {
+		t.Errorf("%d calls in %d slots of %d, %d tokens of %d", calls, len(p.Slots), p.CallBucket, tokens, want)
+	}
+	if ch := p.Charts().Calls; ch.Slots != 234 || len(ch.Events) != 234 {
+		t.Errorf("the timeline has %d slots, %d events", ch.Slots, len(ch.Events))
 	}
 	checkPage(t, write(t, p))
 }

@@ -14,11 +14,18 @@ package browsertest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -369,7 +376,9 @@ func (p *Page) Eval(t testing.TB, expr string, out any) {
 }
 
 // Screenshot takes a PNG of the page's top, as wide as the tab and height
-// pixels high (the whole page when it is shorter).
+// pixels high (the whole page when it is shorter), in its 256 most
+// frequent colours (a page of flat charts and text has few more), so that
+// it stays small enough for the docs.
 func (p *Page) Screenshot(t testing.TB, height int) []byte {
 	t.Helper()
 	var size struct{ W, H float64 }
@@ -379,9 +388,44 @@ func (p *Page) Screenshot(t testing.TB, height int) []byte {
 	}
 	clip := map[string]any{"x": 0, "y": 0, "width": size.W, "height": min(float64(height), size.H), "scale": 1}
 	p.b.call(t, p.session, "Page.captureScreenshot", map[string]any{"format": "png", "clip": clip, "captureBeyondViewport": true}, &shot)
-	png, err := base64.StdEncoding.DecodeString(shot.Data)
+	data, err := base64.StdEncoding.DecodeString(shot.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return png
+	im, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	if err := enc.Encode(&out, paletted(im)); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// paletted is im in its 256 most frequent colours, the others drawn in
+// the nearest of them.
+func paletted(im image.Image) *image.Paletted {
+	b := im.Bounds()
+	count := map[color.RGBA]int{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			count[color.RGBAModel.Convert(im.At(x, y)).(color.RGBA)]++
+		}
+	}
+	colors := slices.Collect(maps.Keys(count))
+	slices.SortFunc(colors, func(a, b color.RGBA) int {
+		if c := cmp.Compare(count[b], count[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(uint32(a.R)<<24|uint32(a.G)<<16|uint32(a.B)<<8|uint32(a.A), uint32(b.R)<<24|uint32(b.G)<<16|uint32(b.B)<<8|uint32(b.A))
+	})
+	pal := make(color.Palette, 0, 256)
+	for _, c := range colors[:min(len(colors), 256)] {
+		pal = append(pal, c)
+	}
+	out := image.NewPaletted(b, pal)
+	draw.Draw(out, b, im, b.Min, draw.Src)
+	return out
 }
