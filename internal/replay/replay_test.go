@@ -7,25 +7,12 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
-
-// handPrices are prices easy to work with by hand, per million tokens:
-// input 1, a 5-minute write 1.25, an hour's 2, a read 0.1, output 5.
-func handPrices(t *testing.T) *pricing.Table {
-	o, err := pricing.ParseOverride("input=1,cache_write=1.25,cache_write_1h=2,cache_read=0.1,output=5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := pricing.Default().With(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tb
-}
 
 // approx counts a token per four bytes, rounded up: sizes by hand.
 func approx(t *testing.T) tokens.Counter {
@@ -93,7 +80,7 @@ func TestByHand(t *testing.T) {
 		}
 		steps[i] = append(steps[i], st)
 	}
-	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t), Trace: trace})
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: pricetest.HandPrices(t), Trace: trace})
 	checkSteps(t, "as it was", steps[0], s.AsIs, []float64{35, 162.9, 81, 87.6}, -1)
 	checkSteps(t, "compacted", steps[1], *s.Compacted, []float64{35, 162.9, 96, 79.6}, 2)
 	if s.Tokens != 156 || s.Format != "openai" {
@@ -153,7 +140,7 @@ func checkSteps(t *testing.T, name string, steps []Step, r Run, costs []float64,
 func TestByHandClaudeCode(t *testing.T) {
 	tr := transcripttest.Load(t, filepath.Join("testdata", "restart.jsonl"))
 	var steps []Step
-	s := Replay(tr, nil, Options{Counter: approx(t), Prices: handPrices(t), Prefix: 100, HourCache: true,
+	s := Replay(tr, nil, Options{Counter: approx(t), Prices: pricetest.HandPrices(t), Prefix: 100, HourCache: true,
 		Trace: func(compacted bool, st Step) { steps = append(steps, st) }})
 	checkSteps(t, "as it was", steps, s.AsIs, []float64{234, 242.2, 40}, 2)
 	checkRun(t, "as it was", s.AsIs, Run{Requests: 3, Sent: 420, Tokens: pricing.Tokens{CacheRead: 202, CacheWrite1h: 218, Output: 12},
@@ -173,7 +160,7 @@ func TestReportGolden(t *testing.T) {
 			}
 		}
 	}
-	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t)})
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: pricetest.HandPrices(t)})
 	s.File = "four.jsonl"
 	out, err := json.MarshalIndent([]Session{s, Total([]Session{s})}, "", "  ")
 	if err != nil {

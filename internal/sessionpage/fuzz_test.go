@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -23,7 +24,7 @@ func FuzzPage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the session does not parse: %v\n%s", err, data)
 		}
-		checkPage(t, write(t, Build(tr, options(t, a, data, tr, handPrices(t)))))
+		checkPage(t, write(t, Build(tr, options(t, a, data, tr, pricetest.HandPrices(t)))))
 	})
 }
 

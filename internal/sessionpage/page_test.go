@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/replay"
+	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -25,20 +26,6 @@ func counter(t testing.TB) tokens.Counter {
 		t.Fatal(err)
 	}
 	return ctr
-}
-
-// handPrices are round prices, per million tokens, that the golden pages
-// keep whatever the embedded table says.
-func handPrices(t testing.TB) *pricing.Table {
-	o, err := pricing.ParseOverride("input=1,cache_write=1.25,cache_write_1h=2,cache_read=0.1,output=5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := pricing.Default().With(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tb
 }
 
 // options are ctx-count --html's, for the transcript in data, at these
@@ -76,11 +63,11 @@ func write(t testing.TB, p *Page) []byte {
 // after ctx-dedupe and ctx-truncate, with the session as --before.
 func TestGolden(t *testing.T) {
 	data, tr := load(t, filepath.Join("testdata", "session.jsonl"))
-	page := write(t, Build(tr, options(t, "session.jsonl", data, tr, handPrices(t))))
+	page := write(t, Build(tr, options(t, "session.jsonl", data, tr, pricetest.HandPrices(t))))
 	testutil.Golden(t, filepath.Join("testdata", "session.html"), page)
 
 	fdata, ftr := load(t, filepath.Join("testdata", "filtered.jsonl"))
-	opts := options(t, "filtered.jsonl", fdata, ftr, handPrices(t))
+	opts := options(t, "filtered.jsonl", fdata, ftr, pricetest.HandPrices(t))
 	opts.Before, opts.BeforeName = tr, "session.jsonl"
 	testutil.Golden(t, filepath.Join("testdata", "filtered.html"), write(t, Build(ftr, opts)))
 }
@@ -88,7 +75,7 @@ func TestGolden(t *testing.T) {
 // TestSession checks the numbers of testdata/session.jsonl's page by hand.
 func TestSession(t *testing.T) {
 	data, tr := load(t, filepath.Join("testdata", "session.jsonl"))
-	p := Build(tr, options(t, "session.jsonl", data, tr, handPrices(t)))
+	p := Build(tr, options(t, "session.jsonl", data, tr, pricetest.HandPrices(t)))
 	if p.Requests != 12 || p.Calls != 11 || p.Failed != 4 || p.Denied != 1 {
 		t.Errorf("%d requests, %d calls, %d failed, %d denied; want 12, 11, 4, 1", p.Requests, p.Calls, p.Failed, p.Denied)
 	}
@@ -124,7 +111,7 @@ func TestSession(t *testing.T) {
 func TestFiltered(t *testing.T) {
 	_, tr := load(t, filepath.Join("testdata", "session.jsonl"))
 	fdata, ftr := load(t, filepath.Join("testdata", "filtered.jsonl"))
-	opts := options(t, "filtered.jsonl", fdata, ftr, handPrices(t))
+	opts := options(t, "filtered.jsonl", fdata, ftr, pricetest.HandPrices(t))
 	opts.Before, opts.BeforeName = tr, "session.jsonl"
 	p := Build(ftr, opts)
 	if len(p.Filters) != 2 || p.Filters[0].Name != "dedupe" || p.Filters[1].Name != "truncate" {
@@ -314,7 +301,7 @@ func pageError(page []byte) error {
 // page if it were not escaped.
 func TestPageError(t *testing.T) {
 	data, tr := load(t, filepath.Join("testdata", "session.jsonl"))
-	page := string(write(t, Build(tr, options(t, "session.jsonl", data, tr, handPrices(t)))))
+	page := string(write(t, Build(tr, options(t, "session.jsonl", data, tr, pricetest.HandPrices(t)))))
 	if err := pageError([]byte(page)); err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +335,7 @@ func around(page []byte, off int64) string {
 // the page as text.
 func TestEscaped(t *testing.T) {
 	data, tr := load(t, filepath.Join("testdata", "session.jsonl"))
-	page := write(t, Build(tr, options(t, "<b>session</b>.jsonl", data, tr, handPrices(t))))
+	page := write(t, Build(tr, options(t, "<b>session</b>.jsonl", data, tr, pricetest.HandPrices(t))))
 	checkPage(t, page)
 	for _, want := range []string{
 		"&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;",
