@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
@@ -246,17 +248,14 @@ func (a *Archive) queryError(err error) error {
 // ErrBadQuery is a full-text query SQLite cannot read.
 var ErrBadQuery = errors.New("bad query")
 
-// ids runs a query of execution ids.
 // records reads the records of executions, with their outputs or not, and
-// the ids of their outputs.
+// the ids of their outputs. Every output read, whole or for its preview, is
+// checked against the SHA-256 stored with it: a record never shows bytes
+// that are not the tool's.
 func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, error) {
-	output := "''"
-	if withOutput {
-		output = "o.text"
-	}
 	stmt, err := a.db.Prepare(`SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
 		e.range_start, e.range_end, e.range_last, c.command, c.target, c.intent, e.time, e.failed, e.exit_code, o.sha256,
-		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id
+		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, o.text, e.output_id
 		FROM executions e JOIN outputs o ON o.id = e.output_id JOIN calls c ON c.id = e.id WHERE e.id = ?`)
 	if err != nil {
 		return nil, nil, a.wrap(err)
@@ -266,11 +265,18 @@ func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, erro
 	outputIDs := make([]int64, len(ids))
 	for i, id := range ids {
 		if recs[i], err = scanRecord(stmt.QueryRow(id), withOutput, &outputIDs[i]); err != nil {
+			if errors.Is(err, errMismatch) {
+				return nil, nil, fmt.Errorf("%s: %w: the output of %s does not match the SHA-256 stored with it", a.path, ErrCorrupt, recs[i].ID)
+			}
 			return nil, nil, a.wrap(err)
 		}
 	}
 	return recs, outputIDs, nil
 }
+
+// errMismatch is scanRecord's error for an output that does not match its
+// SHA-256; records names the id.
+var errMismatch = errors.New("output does not match its SHA-256")
 
 // ids runs a query of execution ids and their scores.
 func (a *Archive) ids(query string, args []any) (ids []int64, scores []float64, err error) {
@@ -346,9 +352,12 @@ func scanRecord(row *sql.Row, withOutput bool, outputID *int64) (r Record, err e
 	var sum []byte
 	err = row.Scan(&r.ID, &r.CallID, &r.Session, &r.Tool, &r.Kind, &args, &argsJSON, &r.Path, &start, &end, &last,
 		&r.Command, &r.Target, &r.Intent, &nullTime, &r.Failed, &exit, &sum, &r.Bytes, &r.Chars, &r.Lines, &r.Tokens,
-		&r.Format, &r.Cwd, &r.Preview, &output, outputID)
+		&r.Format, &r.Cwd, &output, outputID)
 	if err != nil {
 		return r, err
+	}
+	if want := sha256.Sum256([]byte(output)); !bytes.Equal(want[:], sum) {
+		return r, errMismatch
 	}
 	if argsJSON {
 		r.Args = json.RawMessage(args)
@@ -368,7 +377,7 @@ func scanRecord(row *sql.Row, withOutput bool, outputID *int64) (r Record, err e
 		r.ExitCode = &n
 	}
 	r.SHA256 = hex.EncodeToString(sum)
-	r.Preview = Preview(r.Preview)
+	r.Preview = Preview(output)
 	if withOutput {
 		r.Output = &output
 	}
