@@ -57,19 +57,15 @@ func NewServer(path, version string) *mcp.Server {
 	return s
 }
 
-// Serve runs the MCP server on in and out until in ends: ctx-recall --mcp.
+// Serve runs the MCP server on in and out until in ends, and every request
+// read has been answered: ctx-recall --mcp.
 func Serve(ctx context.Context, path, version string, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
-	err := NewServer(path, version).Run(ctx, t)
+	err := NewServer(path, version).Run(ctx, &lineTransport{in: in, out: out})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // the client is done
 	}
 	return err
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // answer is memory_query's answer as text: an output, or a page of records
 // as JSON.
