@@ -420,14 +420,16 @@ func (a *Archive) snippet(fts string, outputID, execID int64) (string, error) {
 // match, in any order; "a quoted phrase" matches as a phrase; word* matches
 // words that start so; OR, AND and NOT between two words work as in FTS5.
 // Any other character is taken literally, so that a path or an error
-// message can be pasted as it is.
+// message can be pasted as it is; a NUL separates words, as a space does.
 func FTSQuery(text string) (string, error) {
 	type term struct {
 		s  string
 		op bool
 	}
 	var terms []term
-	rest := strings.TrimSpace(text)
+	// SQLite's parser ends a query at a NUL, which the tokenizer reads as
+	// a space anyway.
+	rest := strings.TrimSpace(strings.ReplaceAll(text, "\x00", " "))
 	for rest != "" {
 		if rest[0] == '"' {
 			end := strings.IndexByte(rest[1:], '"')
