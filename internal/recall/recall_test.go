@@ -19,7 +19,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"nothing", Args{}, "", Lines{}},
 		{"an id", Args{ID: " toolu_01AB "}, "", Lines{}},
-		{"an id and a range", Args{ID: "x", Range: "3, 9"}, "", Lines{3, 9}},
+		{"an id and a range", Args{ID: "x", Range: "3, 9"}, "", Lines{From: 3, To: 9}},
 		{"a range alone", Args{Range: "1,2"}, "give its id", Lines{}},
 		{"a range backwards", Args{ID: "x", Range: "9,3"}, `range "9,3"`, Lines{}},
 		{"a range from 0", Args{ID: "x", Range: "0,3"}, `range "0,3"`, Lines{}},
@@ -38,6 +38,9 @@ func TestCheck(t *testing.T) {
 		{"not a time as the end", Args{Until: "2025-06-01 10:00"}, `until: "2025-06-01 10:00" is not a date`, Lines{}},
 		{"an unclosed quote", Args{Query: `"never closed`}, "unclosed quote", Lines{}},
 		{"a query", Args{Query: "panic: nil map"}, "", Lines{}},
+		{"an offset", Args{ID: "x", Range: "2,2", Offset: 40_000}, "", Lines{From: 2, To: 2, Offset: 40_000}},
+		{"an offset alone", Args{Offset: 5}, "give its id", Lines{Offset: 5}},
+		{"an offset below 0", Args{ID: "x", Offset: -1}, "offset must be 0 or more", Lines{Offset: -1}},
 	}
 	for _, c := range cases {
 		q, lines, err := c.args.Check()
@@ -74,7 +77,7 @@ func TestLinesOutput(t *testing.T) {
 	if got := (Lines{}).Output("a\nb"); got != "a\nb" {
 		t.Errorf("no range: %q", got)
 	}
-	if got := (Lines{2, 2}).Output("a\nb\nc\n"); got != "b\n" {
+	if got := (Lines{From: 2, To: 2}).Output("a\nb\nc\n"); got != "b\n" {
 		t.Errorf("line 2: %q", got)
 	}
 }
@@ -129,4 +132,33 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestLinesSelect(t *testing.T) {
+	text := "one\ntwo\nthree"
+	cases := []struct {
+		l         Lines
+		want, err string
+	}{
+		{Lines{}, text, ""},
+		{Lines{From: 2, To: 9}, "two\nthree", ""},
+		{Lines{From: 3, To: 3, Offset: 2}, "ree", ""},
+		{Lines{Offset: 5}, "wo\nthree", ""},
+		{Lines{From: 4, To: 4}, "", "range 4,4: the output has 3 lines"},
+		{Lines{Offset: 13}, "", "offset 13: the output has 13 bytes"},
+		{Lines{From: 1, To: 1, Offset: 4}, "", "offset 4: lines 1-1 have 4 bytes"},
+	}
+	for _, c := range cases {
+		got, err := c.l.Select(text, 3)
+		var ae *ArgError
+		switch {
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("%+v: %q, %v; want %q", c.l, got, err, c.want)
+		case c.err != "" && (err == nil || err.Error() != c.err || !errors.As(err, &ae)):
+			t.Errorf("%+v: %q, %v; want the *ArgError %q", c.l, got, err, c.err)
+		}
+	}
+	if _, err := (Lines{From: 1, To: 1}).Select("", 0); err == nil {
+		t.Error("line 1 of an empty output: no error")
+	}
 }
