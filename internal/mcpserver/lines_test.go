@@ -169,3 +169,17 @@ func FuzzServerLines(f *testing.F) {
 		}
 	})
 }
+
+// TestEmptyID: memory_query with an empty id is a tool error, not a list of
+// the whole archive.
+func TestEmptyID(t *testing.T) {
+	path := archived(t, "an output")
+	var out bytes.Buffer
+	in := strings.NewReader(initialize + "\n" + initialized + "\n" + call(2, `{"id":""}`) + "\n")
+	if err := Serve(context.Background(), path, "test", in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"isError":true`) || !strings.Contains(out.String(), "the id is empty") {
+		t.Errorf("memory_query id=\"\": %s", out.String())
+	}
+}

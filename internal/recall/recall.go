@@ -6,6 +6,7 @@
 package recall
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,6 +32,27 @@ type Args struct {
 	Query         string `json:"query,omitempty" jsonschema:"words the output or the command contains, best match first; \"a phrase\" in double quotes, word* for a prefix, OR between alternatives"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"how many executions to list: 10 unless given, at most 100"`
 	IncludeOutput bool   `json:"include_output,omitempty" jsonschema:"list each execution's whole output, not only its first lines"`
+	// IDGiven says that an id was given, even an empty one: the command
+	// line's argument, or memory_query's "id" (UnmarshalJSON sets it).
+	IDGiven bool `json:"-"`
+}
+
+// UnmarshalJSON reads memory_query's arguments, and whether "id" is among
+// them.
+func (a *Args) UnmarshalJSON(data []byte) error {
+	type args Args // without this method
+	var v struct {
+		args
+		ID *string `json:"id"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*a = Args(v.args)
+	if v.ID != nil {
+		a.ID, a.IDGiven = *v.ID, true
+	}
+	return nil
 }
 
 // ArgError is arguments that cannot be read or do not go together: a
@@ -53,6 +75,9 @@ func (a Args) Check() (archive.Query, Lines, error) {
 	q := archive.Query{ID: strings.TrimSpace(a.ID), Session: a.Session, Tool: a.Tool, Path: a.Path,
 		Failed: a.Failed, Text: a.Query, Limit: a.Limit, IncludeOutput: a.IncludeOutput}
 	lines := Lines{Offset: a.Offset}
+	if a.IDGiven && q.ID == "" {
+		return q, lines, usagef("the id is empty: give the id a marker names, or no id to search")
+	}
 	switch {
 	case a.Offset < 0:
 		return q, lines, usagef("offset must be 0 or more")

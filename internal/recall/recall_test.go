@@ -2,6 +2,7 @@ package recall
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -160,5 +161,32 @@ func TestLinesSelect(t *testing.T) {
 	}
 	if _, err := (Lines{From: 1, To: 1}).Select("", 0); err == nil {
 		t.Error("line 1 of an empty output: no error")
+	}
+}
+
+// TestEmptyID: an id given empty is a mistake (a marker's id lost on the
+// way), not a request for the whole archive.
+func TestEmptyID(t *testing.T) {
+	for _, js := range []string{`{"id":""}`, `{"id":"  "}`, `{"id":"", "limit": 5}`} {
+		var a Args
+		if err := json.Unmarshal([]byte(js), &a); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		var ae *ArgError
+		if _, _, err := a.Check(); err == nil || !errors.As(err, &ae) || !strings.Contains(err.Error(), "empty") {
+			t.Errorf("%s: %v, want an *ArgError saying the id is empty", js, err)
+		}
+	}
+	for _, js := range []string{`{}`, `{"limit": 5}`, `{"id":"toolu_01AB"}`} {
+		var a Args
+		if err := json.Unmarshal([]byte(js), &a); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		if _, _, err := a.Check(); err != nil {
+			t.Errorf("%s: %v", js, err)
+		}
+	}
+	if _, _, err := (Args{IDGiven: true}).Check(); err == nil {
+		t.Error("IDGiven with no id: no error")
 	}
 }
