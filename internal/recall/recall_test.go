@@ -87,15 +87,16 @@ func TestWrite(t *testing.T) {
 	when, exit := "2025-06-01T10:00:00Z", 1
 	p := archive.Page{Total: 12, Records: []archive.Record{
 		{ID: "toolu_01AB", Tool: "Bash", Target: "go test ./...\n  -run X", Time: &when, Failed: true, ExitCode: &exit, Lines: 1234, Tokens: 45678, Snippet: "--- **FAIL**: TestX"},
-		{ID: "ctx_0123456789ab", Tool: "read_file", Target: "a.go", Lines: 3, Tokens: 12},
+		{ID: "ctx_0123456789ab", Tool: "read_file", Target: "a\x1b[2J\x00.go", Lines: 3, Tokens: 12},
 	}}
 	var b bytes.Buffer
 	if err := WriteTable(&b, p); err != nil {
 		t.Fatal(err)
 	}
-	want := `ID                TIME (UTC)           TOOL       STATUS          LINES  TOKENS  TARGET                MATCH
-toolu_01AB        2025-06-01 10:00:00  Bash       failed, exit 1  1,234  45,678  go test ./... -run X  --- **FAIL**: TestX
-ctx_0123456789ab  -                    read_file  ok                  3      12  a.go
+	// Control characters escaped as ls -b does; runs of blanks one space.
+	want := `ID                TIME (UTC)           TOOL       STATUS          LINES  TOKENS  TARGET                  MATCH
+toolu_01AB        2025-06-01 10:00:00  Bash       failed, exit 1  1,234  45,678  go test ./...\n -run X  --- **FAIL**: TestX
+ctx_0123456789ab  -                    read_file  ok                  3      12  a\x1b[2J\x00.go
 2 of 12 executions shown (--limit for more, at most 100).
 `
 	if b.String() != want {
