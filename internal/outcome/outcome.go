@@ -40,7 +40,8 @@ type Hint struct {
 	IsError bool
 	// ExitCode is an exit code the format gives apart from the text (Codex's
 	// metadata.exit_code and exec_command_end events, mini-swe-agent's
-	// extra.returncode), when HasExitCode.
+	// extra.returncode), when HasExitCode. An output taken while its
+	// command still ran (Session) has none of its own: it is left out.
 	ExitCode    int
 	HasExitCode bool
 }
@@ -82,10 +83,16 @@ func Read(text string, h Hint) Outcome { return ReadEnds(text, text, h) }
 // head is its first HeadBytes+1 bytes or more, tail its last TailBytes+1
 // bytes or more (either may be the whole text).
 func ReadEnds(head, tail string, h Hint) Outcome {
-	o := Outcome{ExitCode: h.ExitCode, HasExitCode: h.HasExitCode}
+	var o Outcome
 	code, hasCode := o.readHead(head)
-	if !hasCode && o.Session == 0 {
-		code, hasCode = readTail(tail)
+	if o.Session == 0 {
+		// An output taken while its command ran has no exit code: the
+		// format's (Codex's exec_command_end) is the command's, which a
+		// later call's output shows.
+		o.ExitCode, o.HasExitCode = h.ExitCode, h.HasExitCode
+		if !hasCode {
+			code, hasCode = readTail(tail)
+		}
 	}
 	if !o.HasExitCode {
 		o.ExitCode, o.HasExitCode = code, hasCode

@@ -38,6 +38,9 @@ func TestRead(t *testing.T) {
 		{"OpenHands' trailer", "x\n[The command completed with exit code 2.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", Hint{}, Outcome{Failed: true, Reason: "exit code 2", ExitCode: 2, HasExitCode: true}},
 		{"an exit code above the last line is output", "output\nExit code: 1\nmore output\n", Hint{}, Outcome{}},
 		{"a running session has no exit code yet", "Chunk ID: a\nProcess running with session ID 3\nOutput:\nExit code 1\n", Hint{}, Outcome{Session: 3}},
+		// The exit code of exec_command_end is the command's, which this
+		// output did not see end: a later poll's output shows it.
+		{"a running session, and the command's exit code", "Chunk ID: a\nProcess running with session ID 3\nOutput:\nBuilding...\n", Hint{ExitCode: 1, HasExitCode: true}, Outcome{Session: 3}},
 	}
 	for _, c := range cases {
 		if got := Read(c.text, c.hint); got != c.want {
