@@ -108,9 +108,43 @@ func ReadEnds(head, tail string, h Hint) Outcome {
 	return o
 }
 
+// Running is how the marker of a ctx-* filter that replaced an output
+// taken while its command ran says so: "still running, session 48230".
+// Read finds the session in the marker's first line, as it does in the
+// output's header, so that the calls that poll the session stay joined to
+// the command once its first output is replaced: a filter's second run
+// sees the calls its first saw.
+func Running(session int) string { return runningNote + strconv.Itoa(session) }
+
+const runningNote = "still running, session "
+
+// markerSession is the session that a marker's first line names (Running,
+// as the facts after the call's target: "TARGET: still running, session
+// N; …"), or the line after it when the first ends with a colon (a target
+// moved there), or 0.
+func markerSession(head string) int {
+	first, rest, _ := strings.Cut(head, "\n")
+	if strings.HasSuffix(first, ":") {
+		first, _, _ = strings.Cut(rest, "\n")
+	}
+	i := strings.LastIndex(first, ": "+runningNote)
+	if i < 0 {
+		return 0
+	}
+	n, tail, ok := leadingInt(first[i+len(": "+runningNote):])
+	if !ok || n <= 0 || tail != "" && tail[0] != ';' && tail[0] != '.' {
+		return 0
+	}
+	return n
+}
+
 // readHead finds the exit code and the session in the wrapper a format puts
-// before a command's output.
+// before a command's output, or the session in the marker that replaced it.
 func (o *Outcome) readHead(text string) (code int, hasCode bool) {
+	if strings.HasPrefix(text, "[ctx-") {
+		o.Session = markerSession(text)
+		return 0, false
+	}
 	head := text
 	if len(head) > HeadBytes {
 		// Whole lines only: a number cut short would read as another.

@@ -32,7 +32,7 @@ var configs = []struct {
 
 // inputs are the fixtures and, where it is present, the corpus.
 func inputs(t *testing.T) []string {
-	return testutil.FixturesAndCorpus(t)
+	return append(testutil.FixturesAndCorpus(t), testutil.Scenarios(t)...)
 }
 
 // TestInvariants runs every invariant of docs/model.md (invariant.Check) over every
