@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
@@ -144,14 +145,21 @@ func (a *Archive) Find(q Query) (Page, error) {
 			return Page{}, err
 		}
 		where, args := q.where(2) // ?1 is the full-text query
-		if p.Total, ids, err = a.match(fts, where, args, limit); err != nil {
+		if p.Total, ids, err = a.match(fts, and(where, notCopy), args, limit); err != nil {
 			return Page{}, a.queryError(err)
 		}
 	} else {
+		// The total is counted without a look at the rows (the copies,
+		// few and found by their empty call id, are taken off after).
 		where, args := q.where(1)
+		var copies int
 		err := a.db.QueryRow(`SELECT count(*) FROM executions e`+where, args...).Scan(&p.Total)
 		if err == nil {
-			ids, _, err = a.ids(`SELECT e.id, 0 FROM executions e`+where+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
+			err = a.db.QueryRow(`SELECT count(*) FROM executions e`+and(where, isCopy), args...).Scan(&copies)
+			p.Total -= copies
+		}
+		if err == nil {
+			ids, _, err = a.ids(`SELECT e.id, 0 FROM executions e`+and(where, notCopy)+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
 				append(args, limit))
 		}
 		if err != nil {
@@ -174,7 +182,9 @@ func (a *Archive) Find(q Query) (Page, error) {
 }
 
 // where is the query's filters as SQL over executions e, with their
-// arguments, numbered from ?first.
+// arguments, numbered from ?first. A copy of an output (Execution) is
+// found by its handle alone: it has no call id, and Find leaves copies
+// out (notCopy).
 func (q Query) where(first int) (string, []any) {
 	var conds []string
 	var args []any
@@ -221,6 +231,22 @@ func (q Query) where(first int) (string, []any) {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// isCopy is the executions that are a copy of an output (Execution): every
+// result has a call id or a handle of its own (ctx_ and hex digits), and a
+// copy has neither; notCopy is the others.
+var (
+	isCopy  = fmt.Sprintf(`e.call_id = '' AND instr(e.handle, '%s') > 0`, marker.CopyMark)
+	notCopy = "NOT (" + isCopy + ")"
+)
+
+// and adds a condition to a WHERE clause, which may be empty.
+func and(where, cond string) string {
+	if where == "" {
+		return " WHERE " + cond
+	}
+	return where + " AND " + cond
 }
 
 // cleanPath is a --path as the archive stores paths: cleaned, without a

@@ -111,20 +111,26 @@ type Report struct {
 	ToolOutput Change // the tool results' tokens
 	// Replaced is the results whose text the filter replaced, in the order
 	// it replaced them, each with the text it had before, then the results
-	// of the calls whose arguments alone it replaced: what an archive keeps
-	// so that the markers' handles give it back.
+	// of the calls whose arguments alone it replaced, then the copies of
+	// outputs beside the results (mirrors) that it replaced: what an
+	// archive keeps so that the markers' handles give it back.
 	Replaced []Replaced
 }
 
 // Replaced is a result a filter replaced, and the text it had before; or
 // the result of a call whose arguments it replaced (SetInput), and the
-// arguments the call had.
+// arguments the call had; or a copy of a result's output that it replaced
+// (SetMirror), and the text the copy had.
 type Replaced struct {
 	Result *transcript.Result
 	Before string
 	// Input is the call's arguments before the filter replaced them; ""
 	// when it did not.
 	Input string
+	// Mirror is the field of the copy replaced (transcript.Mirror), and
+	// Handle the handle its marker cites (marker.Handles.Mirror), "" when
+	// it cites none; Mirror is "" for the result itself.
+	Mirror, Handle string
 }
 
 // Change is a number of tokens before and after a filter.
@@ -156,6 +162,14 @@ type Run struct {
 	// inputs are the arguments each changed call had first (SetInput).
 	inputs map[*transcript.Call]string
 	calls  []*transcript.Call
+	// mirrors are the copies replaced (SetMirror), each once.
+	mirrors    []Replaced
+	mirrorSeen map[mirrorKey]bool
+}
+
+type mirrorKey struct {
+	r *transcript.Result
+	i int
 }
 
 // Start begins a filter's run over t.
@@ -184,6 +198,26 @@ func (r *Run) SetText(res *transcript.Result, text string) {
 	r.t.SetText(res, text)
 }
 
+// SetMirror replaces the text of a result's i-th copy of its output through
+// the model (transcript's SetMirror), remembering the text it had and the
+// handle its marker cites ("" when it cites none, or when text is no
+// marker: a copy emptied).
+func (r *Run) SetMirror(res *transcript.Result, i int, text, handle string) {
+	k := mirrorKey{res, i}
+	if !r.mirrorSeen[k] {
+		m := res.Mirror(i)
+		if m.Text == text {
+			return
+		}
+		if r.mirrorSeen == nil {
+			r.mirrorSeen = map[mirrorKey]bool{}
+		}
+		r.mirrorSeen[k] = true
+		r.mirrors = append(r.mirrors, Replaced{Result: res, Before: m.Text, Mirror: m.Field, Handle: handle})
+	}
+	r.t.SetMirror(res, i, text)
+}
+
 // Report ends the run: the results changed of the results seen, with the
 // filter's detail. With a counter it measures tokens too: the transcript
 // is counted as it is now, and the replaced results' texts before and
@@ -200,6 +234,7 @@ func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 			}
 		}
 	}
+	rep.Replaced = append(rep.Replaced, r.mirrors...)
 	if ctr == nil {
 		return rep
 	}

@@ -381,17 +381,27 @@ func (f *Filter) rules(t *transcript.Transcript) Rules {
 }
 
 // replace writes a summary in place of its result and, unless KeepMirrors,
-// of the result's mirrors: the first becomes the summary, the others empty.
+// of the result's mirrors: the first becomes the summary, citing the
+// mirror's own handle (marker.Handles.Mirror), the others empty. With an
+// archive, the mirrors of a result that has no handle are left.
 func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
-	run.SetText(p.r, p.summary)
-	if f.opts.KeepMirrors {
-		return
+	var mirrors []transcript.Mirror
+	var handle, first string // the result's handle, the first mirror's
+	if !f.opts.KeepMirrors && p.r.NumMirrors() > 0 {
+		// Before the result changes: a mirror's handle compares its text
+		// with the result's.
+		mirrors, handle = p.r.Mirrors(), f.opts.Handle.Of(t, p.r)
+		first = f.opts.Handle.Mirror(t, p.r, mirrors[0])
+		if handle == "" && f.opts.Handle != nil {
+			mirrors = nil
+		}
 	}
-	for i := range p.r.NumMirrors() {
+	run.SetText(p.r, p.summary)
+	for i := range mirrors {
 		if i == 0 {
-			t.SetMirror(p.r, i, p.summary)
+			run.SetMirror(p.r, i, marker.Recite(p.summary, handle, first), first)
 		} else {
-			t.SetMirror(p.r, i, "")
+			run.SetMirror(p.r, i, "", "")
 		}
 	}
 }
