@@ -114,6 +114,9 @@ func (a Args) Check() (archive.Query, Lines, error) {
 	if q.Until, err = parseTime("until", a.Until); err != nil {
 		return q, lines, err
 	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return q, lines, usagef("since (%s) is not before until (%s): no execution is in between", a.Since, a.Until)
+	}
 	if a.Query != "" {
 		if _, err := archive.FTSQuery(a.Query); err != nil {
 			return q, lines, usagef("query: %v", err)

@@ -40,6 +40,9 @@ func TestCheck(t *testing.T) {
 		{"an unclosed quote", Args{Query: `"never closed`}, "unclosed quote", Lines{}},
 		{"a query", Args{Query: "panic: nil map"}, "", Lines{}},
 		{"an offset", Args{ID: "x", Range: "2,2", Offset: 40_000}, "", Lines{From: 2, To: 2, Offset: 40_000}},
+		{"since after until", Args{Since: "2025-06-02", Until: "2025-06-01T12:00"}, "since (2025-06-02) is not before until (2025-06-01T12:00)", Lines{}},
+		{"since at until", Args{Since: "2025-06-01T12:00", Until: "2025-06-01T12:00"}, "is not before until", Lines{}},
+		{"since before until", Args{Since: "2025-06-01", Until: "2025-06-01"}, "", Lines{}},
 		{"an offset alone", Args{Offset: 5}, "give its id", Lines{Offset: 5}},
 		{"an offset below 0", Args{ID: "x", Offset: -1}, "offset must be 0 or more", Lines{Offset: -1}},
 	}
