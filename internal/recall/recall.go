@@ -33,17 +33,19 @@ type Args struct {
 	Limit         int    `json:"limit,omitempty" jsonschema:"how many executions to list: 10 unless given, at most 100"`
 	IncludeOutput bool   `json:"include_output,omitempty" jsonschema:"list each execution's whole output, not only its first lines"`
 	// IDGiven says that an id was given, even an empty one: the command
-	// line's argument, or memory_query's "id" (UnmarshalJSON sets it).
-	IDGiven bool `json:"-"`
+	// line's argument, or memory_query's "id"; LimitGiven, that a limit
+	// was, even 0, which is then not the default (UnmarshalJSON sets both).
+	IDGiven, LimitGiven bool `json:"-"`
 }
 
-// UnmarshalJSON reads memory_query's arguments, and whether "id" is among
-// them.
+// UnmarshalJSON reads memory_query's arguments, and whether "id" and
+// "limit" are among them.
 func (a *Args) UnmarshalJSON(data []byte) error {
 	type args Args // without this method
 	var v struct {
 		args
-		ID *string `json:"id"`
+		ID    *string `json:"id"`
+		Limit *int    `json:"limit"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
@@ -51,6 +53,9 @@ func (a *Args) UnmarshalJSON(data []byte) error {
 	*a = Args(v.args)
 	if v.ID != nil {
 		a.ID, a.IDGiven = *v.ID, true
+	}
+	if v.Limit != nil {
+		a.Limit, a.LimitGiven = *v.Limit, true
 	}
 	return nil
 }
@@ -98,13 +103,13 @@ func (a Args) Check() (archive.Query, Lines, error) {
 			name string
 			set  bool
 		}{{"tool", a.Tool != ""}, {"path", a.Path != ""}, {"since", a.Since != ""}, {"until", a.Until != ""},
-			{"failed", a.Failed}, {"query", a.Query != ""}, {"limit", a.Limit != 0}} {
+			{"failed", a.Failed}, {"query", a.Query != ""}, {"limit", a.Limit != 0 || a.LimitGiven}} {
 			if f.set {
 				return q, lines, usagef("an id names one execution; %s does not go with it (session does)", f.name)
 			}
 		}
 	}
-	if a.Limit < 0 || a.Limit > archive.MaxLimit {
+	if a.Limit < 0 || a.Limit > archive.MaxLimit || a.LimitGiven && a.Limit == 0 {
 		return q, lines, usagef("limit must be 1 to %d", archive.MaxLimit)
 	}
 	var err error

@@ -31,6 +31,7 @@ func TestCheck(t *testing.T) {
 		{"limit 100", Args{Limit: 100}, "", Lines{}},
 		{"limit 101", Args{Limit: 101}, "limit must be 1 to 100", Lines{}},
 		{"limit -1", Args{Limit: -1}, "limit must be 1 to 100", Lines{}},
+		{"limit 0, given", Args{LimitGiven: true}, "limit must be 1 to 100", Lines{}},
 		{"a date", Args{Since: "2025-06-01"}, "", Lines{}},
 		{"a date as the end", Args{Until: "2025-06-01"}, "", Lines{}},
 		{"a local time", Args{Since: "2025-06-01T14:05"}, "", Lines{}},
@@ -180,6 +181,13 @@ func TestEmptyID(t *testing.T) {
 		if _, _, err := a.Check(); err == nil || !errors.As(err, &ae) || !strings.Contains(err.Error(), "empty") {
 			t.Errorf("%s: %v, want an *ArgError saying the id is empty", js, err)
 		}
+	}
+	var zero Args
+	if err := json.Unmarshal([]byte(`{"limit": 0}`), &zero); err != nil || !zero.LimitGiven {
+		t.Fatalf(`{"limit": 0}: %+v, %v`, zero, err)
+	}
+	if _, _, err := zero.Check(); err == nil {
+		t.Error(`{"limit": 0}: no error; 0 is not the default when given`)
 	}
 	for _, js := range []string{`{}`, `{"limit": 5}`, `{"id":"toolu_01AB"}`} {
 		var a Args
