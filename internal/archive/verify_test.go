@@ -12,20 +12,19 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
-// corrupted stores one execution whose output is text, closes the archive
-// and changes one byte of that text in the file, as a disk or a hand might.
-func corrupted(t *testing.T, id, text string) string {
+// archiveFile stores every result of tr in a new archive, closes it (its
+// WAL written into the file), and returns the file's path and bytes.
+func archiveFile(t testing.TB, tr *transcript.Transcript) (string, []byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "archive.db")
 	a, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := transcripttest.Parse(t, []byte(`[{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"bash","arguments":"{\"command\":\"cat notes\"}"}}]},
-{"role":"tool","tool_call_id":"`+id+`","content":"`+text+`"}]`))
 	store(t, a, tr)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
@@ -34,6 +33,15 @@ func corrupted(t *testing.T, id, text string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return path, b
+}
+
+// corrupted stores one execution whose output is text, closes the archive
+// and changes one byte of that text in the file, as a disk or a hand might.
+func corrupted(t *testing.T, id, text string) string {
+	t.Helper()
+	path, b := archiveFile(t, transcripttest.Parse(t, []byte(`[{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"bash","arguments":"{\"command\":\"cat notes\"}"}}]},
+{"role":"tool","tool_call_id":"`+id+`","content":"`+text+`"}]`)))
 	at := bytes.Index(b, []byte(text))
 	if at < 0 || bytes.Count(b, []byte(text)) != 1 {
 		t.Fatalf("the output is %d times in the file, want once", bytes.Count(b, []byte(text)))
@@ -80,20 +88,8 @@ func TestCorruptOutputRefused(t *testing.T) {
 // is an error, or the bytes of a stored output that match the SHA-256
 // stored with them, never bytes the tool did not print.
 func FuzzCorruptArchive(f *testing.F) {
-	path := filepath.Join(f.TempDir(), "archive.db")
-	a, err := Open(path)
-	if err != nil {
-		f.Fatal(err)
-	}
 	tr := transcripttest.Load(f, filepath.Join(testutil.Root(f), "examples", "session.jsonl"))
-	store(f, a, tr)
-	if err := a.Close(); err != nil {
-		f.Fatal(err)
-	}
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
+	_, orig := archiveFile(f, tr)
 	outputs := map[string]string{} // by handle
 	sums := map[string]bool{}      // of every stored output
 	for _, e := range Executions(tr, tr.Results) {
