@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/archivecmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Archive, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(archivecmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/changelogcmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Changelog, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(changelogcmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

@@ -5,8 +5,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/countcmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Count, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(countcmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

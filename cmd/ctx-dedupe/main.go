@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/dedupecmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Dedupe, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(dedupecmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

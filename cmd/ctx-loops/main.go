@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/loopscmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Loops, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(loopscmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

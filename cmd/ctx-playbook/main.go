@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/playbookcmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Playbook, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(playbookcmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
-	"github.com/ctxkit/ctxkit/internal/mcpserver"
+	"github.com/ctxkit/ctxkit/internal/commands/recallcmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Recall(mcpserver.Serve), os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(recallcmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

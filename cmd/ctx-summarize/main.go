@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Summarize, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(summarizecmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

@@ -6,8 +6,9 @@ import (
 	"os"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/truncatecmd"
 )
 
 func main() {
-	os.Exit(cli.Main(cli.Truncate, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(truncatecmd.Command, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

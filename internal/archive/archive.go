@@ -183,11 +183,11 @@ func unwrapPath(err error) error {
 // ~/.local/share; ~/Library/Application Support on macOS; %LocalAppData% on
 // Windows).
 func DefaultPath() (string, error) {
-	dir, err := userdir.Data()
+	path, err := userdir.DataFile("archive.db")
 	if err != nil {
 		return "", fmt.Errorf("no data directory for the archive (%v): name one with --db or CTX_ARCHIVE", err)
 	}
-	return filepath.Join(dir, "ctxkit", "archive.db"), nil
+	return path, nil
 }
 
 // tx runs f in one immediate transaction: the write lock is taken at BEGIN,

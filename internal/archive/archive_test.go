@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // open creates an archive in a test's temporary directory.
@@ -43,7 +44,7 @@ func checkRecall(t *testing.T, a *Archive, tr *transcript.Transcript) {
 		if strings.HasPrefix(text, "[ctx-") {
 			continue
 		}
-		rec, err := a.Get(Handle(tr, r), "")
+		rec, err := a.Get(marker.Handle(tr, r), "")
 		if err != nil {
 			t.Errorf("result %d (call %q): %v", r.Index, r.CallID, err)
 			continue
@@ -107,90 +108,6 @@ func TestMarkersAreNotArchived(t *testing.T) {
 	execs := Executions(tr, tr.Results)
 	if len(execs) != 1 || execs[0].CallID != "c" {
 		t.Errorf("executions %+v, want only call c's", execs)
-	}
-}
-
-func TestHandle(t *testing.T) {
-	long := "toolu_01MGqJNAucDoKPyZKrzvWLmx"
-	cases := []struct {
-		id      string
-		ownID   bool // the handle is the call id
-		comment string
-	}{
-		{long, true, "Claude Code"},
-		{"call_00_UhSb7Eax422cyeQOiq3FE0mq", true, "mini-swe-agent"},
-		{"6e9a2f1c-8d1b-4e0a-9c61-2b7d3f4a1e90", true, "a UUID"},
-		{"call_1", false, "too short to be unique"},
-		{"", false, "no id"},
-		{"call with spaces in it ok", false, "not a word"},
-		{"toolu_01MGqJNAucDoKPyZKrzvWLm\"", false, "a quote"},
-	}
-	for _, c := range cases {
-		tr := transcripttest.Parse(t, []byte(`[{"role":"user","content":"go"},{"role":"tool","tool_call_id":`+quoteJSON(c.id)+`,"content":"x"}]`))
-		h := Handle(tr, tr.Results[0])
-		switch {
-		case c.ownID && h != c.id:
-			t.Errorf("%s: Handle %q, want the call id", c.comment, h)
-		case !c.ownID && (!strings.HasPrefix(h, HandlePrefix) || len(h) != len(HandlePrefix)+12):
-			t.Errorf("%s: Handle %q, want ctx_ and 12 hex digits", c.comment, h)
-		}
-	}
-}
-
-func quoteJSON(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
-
-// TestHandleStable: a derived handle survives what filters do (replace
-// results) and the conversation growing; it differs between results and
-// between conversations.
-func TestHandleStable(t *testing.T) {
-	conv := func(task string, extra string) *transcript.Transcript {
-		return transcripttest.Parse(t, []byte(`[{"role":"user","content":"`+task+`"},
-{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
-{"role":"tool","tool_call_id":"c1","content":"a\nb"},
-{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls -l\"}"}}]},
-{"role":"tool","tool_call_id":"c1","content":"a 1\nb 2"}`+extra+`]`))
-	}
-	base := conv("fix the bug", "")
-	h0, h1 := Handle(base, base.Results[0]), Handle(base, base.Results[1])
-	if h0 == h1 {
-		t.Errorf("two results with the same short call id share handle %s", h0)
-	}
-	filtered := conv("fix the bug", "")
-	filtered.SetText(filtered.Results[0], "[ctx-summarize] bash `ls`: 2 lines.")
-	refiltered := transcripttest.Parse(t, filtered.Bytes())
-	if got := Handle(refiltered, refiltered.Results[0]); got != h0 {
-		t.Errorf("after a filter: handle %s, want %s", got, h0)
-	}
-	grown := conv("fix the bug", `,{"role":"user","content":"and now?"}`)
-	if got := Handle(grown, grown.Results[1]); got != h1 {
-		t.Errorf("a longer conversation: handle %s, want %s", got, h1)
-	}
-	other := conv("another task", "")
-	if got := Handle(other, other.Results[0]); got == h0 {
-		t.Errorf("another conversation has the same handle %s", got)
-	}
-}
-
-func TestSessionKey(t *testing.T) {
-	cc := transcripttest.Parse(t, []byte(`{"type":"user","sessionId":"5f0c2a9e","message":{"role":"user","content":"hi"}}`+"\n"))
-	if got := SessionKey(cc); got != "5f0c2a9e" {
-		t.Errorf("Claude Code: %q, want its sessionId", got)
-	}
-	a := transcripttest.Parse(t, []byte(`[{"role":"user","content":"hi"}]`))
-	b := transcripttest.Parse(t, []byte(`[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`))
-	c := transcripttest.Parse(t, []byte(`[{"role":"user","content":"bye"}]`))
-	if ka := SessionKey(a); !strings.HasPrefix(ka, "anon-") || len(ka) != len("anon-")+16 {
-		t.Errorf("no id: %q, want anon- and 16 hex digits", ka)
-	}
-	if SessionKey(a) == SessionKey(c) {
-		t.Error("two conversations share a key")
-	}
-	if SessionKey(a) != SessionKey(transcripttest.Parse(t, []byte(`[ {"role": "user", "content": [{"type": "text", "text": "hi"}]} ]`))) {
-		t.Error("the same opening in another layout gives another key")
-	}
-	_ = b // without a tool call the whole conversation is its opening
-	if SessionKey(a) == SessionKey(b) {
-		t.Error("conversations without tool calls that differ share a key")
 	}
 }
 
@@ -372,11 +289,11 @@ func TestGetAmbiguous(t *testing.T) {
 	if _, err := a.Get("call_1", ""); !errors.Is(err, ErrAmbiguous) {
 		t.Errorf("Get(call_1): %v, want ErrAmbiguous", err)
 	}
-	rec, err := a.Get("call_1", SessionKey(two))
+	rec, err := a.Get("call_1", marker.SessionKey(two))
 	if err != nil || *rec.Output != "second" {
 		t.Errorf("Get(call_1, session two): %v %v", rec.Output, err)
 	}
-	if rec, err := a.Get(Handle(one, one.Results[0]), ""); err != nil || *rec.Output != "first" {
+	if rec, err := a.Get(marker.Handle(one, one.Results[0]), ""); err != nil || *rec.Output != "first" {
 		t.Errorf("Get(handle of one): %v %v", rec.Output, err)
 	}
 	if _, err := a.Get("toolu_nothing_like_this_here", ""); !errors.Is(err, ErrNotFound) {

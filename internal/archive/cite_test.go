@@ -1,15 +1,14 @@
 package archive
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
@@ -22,33 +21,6 @@ func citedCuts() (cut, uncited string) {
 	r.Handle = "toolu_01CutXXXXXXXXXXXXXXXX"
 	cut, _ = truncate.Cut(long, r)
 	return cut, uncited
-}
-
-func TestCitation(t *testing.T) {
-	cut, uncited := citedCuts()
-	summary := marker.Cite(marker.Line("summarize", "Read a.go: 40 lines (400 chars)."), "toolu_01SumXXXXXXXXXXXXXXXX") + "\nline 1"
-	tr := transcripttest.Parse(t, []byte(`[
-{"role":"assistant","content":null,"tool_calls":[
- {"id":"call_1","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_2","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_3","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_4","type":"function","function":{"name":"bash","arguments":"{}"}},
- {"id":"call_5","type":"function","function":{"name":"bash","arguments":"{}"}}]},
-{"role":"tool","tool_call_id":"call_1","content":"an output"},
-{"role":"tool","tool_call_id":"call_2","content":`+jsonString(summary)+`},
-{"role":"tool","tool_call_id":"call_3","content":`+jsonString(cut)+`},
-{"role":"tool","tool_call_id":"call_4","content":"[ctx-dedupe] Repeated bash call: identical to the result of call call_1 above; not repeated here."},
-{"role":"tool","tool_call_id":"call_5","content":`+jsonString(uncited)+`}]`))
-	// A marker is never replaced: it cites nothing for another.
-	want := []string{Handle(tr, tr.Results[0]), "", "toolu_01CutXXXXXXXXXXXXXXXX", "", ""}
-	if !strings.HasPrefix(want[0], HandlePrefix) {
-		t.Fatalf("the short call id has handle %q", want[0])
-	}
-	for i, r := range tr.Results {
-		if got := Citation(tr, r); got != want[i] {
-			t.Errorf("result %d: Citation = %q, want %q", i, got, want[i])
-		}
-	}
 }
 
 // TestOriginals: the executions of replaced results carry the text they
@@ -66,7 +38,7 @@ func TestOriginals(t *testing.T) {
 		t.Fatalf("%d executions, want 1", len(execs))
 	}
 	e := execs[0]
-	if e.Output != "the whole output\n" || e.Handle != "toolu_01AAAAAAAAAAAAAAAAAAAAAA" || e.Command != "go test" || e.Session != SessionKey(tr) {
+	if e.Output != "the whole output\n" || e.Handle != "toolu_01AAAAAAAAAAAAAAAAAAAAAA" || e.Command != "go test" || e.Session != marker.SessionKey(tr) {
 		t.Errorf("execution %+v", e)
 	}
 	if Originals(tr, nil) != nil {
@@ -107,11 +79,6 @@ func TestKeep(t *testing.T) {
 	}
 }
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 // TestCopies: a copy of an output that a filter replaced is kept under the
 // handle its marker cites, and only that handle gives it: the call id gives
 // the result, and queries list the results alone.
@@ -122,7 +89,7 @@ func TestCopies(t *testing.T) {
 `))
 	r := tr.Results[0]
 	m := r.Mirrors()[0]
-	handle := marker.Handles(Citation).Mirror(tr, r, m)
+	handle := marker.Handles(marker.Citation).Mirror(tr, r, m)
 	if handle != "toolu_01CopyXXXXXXXXXXXXXXXXX__toolUseResult_file_content" {
 		t.Fatalf("the copy's handle is %q", handle)
 	}
@@ -143,7 +110,7 @@ func TestCopies(t *testing.T) {
 		t.Errorf("Find a word lists %+v (%v), want the result alone", p, err)
 	}
 	// A copy with the result's text is the result's: no copy of its own.
-	if got := marker.Handles(Citation).Mirror(tr, r, transcript.Mirror{Field: "toolUseResult.stdout", Text: r.Text()}); got != r.CallID {
+	if got := marker.Handles(marker.Citation).Mirror(tr, r, transcript.Mirror{Field: "toolUseResult.stdout", Text: r.Text()}); got != r.CallID {
 		t.Errorf("a copy with the result's text has handle %q, want the result's", got)
 	}
 }

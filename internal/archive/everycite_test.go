@@ -7,20 +7,20 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/compact"
 	"github.com/ctxkit/ctxkit/internal/dedupe"
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // filters are every filter that writes markers, each with an archive's
-// handles (archive.Citation), as the commands run them with --archive.
+// handles (marker.Citation), as the commands run them with --archive.
 func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report {
 	ctr, err := tokens.New(tokens.Approx)
 	if err != nil {
@@ -28,12 +28,12 @@ func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report 
 	}
 	rules := truncate.DefaultRules()
 	rules.Counter = ctr
-	tr, err := truncate.New(truncate.Options{Rules: rules, Handle: archive.Citation})
+	tr, err := truncate.New(truncate.Options{Rules: rules, Handle: marker.Citation})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dopts := dedupe.Defaults(ctr)
-	dopts.Handle = archive.Citation
+	dopts.Handle = marker.Citation
 	dd, err := dedupe.New(dopts)
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +44,12 @@ func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report 
 		t.Fatal(err)
 	}
 	sum := func(opts summarize.Options) func(*transcript.Transcript) stats.Report {
-		opts.Counter, opts.Handle = ctr, archive.Citation
+		opts.Counter, opts.Handle = ctr, marker.Citation
 		f, err := summarize.New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return func(t *transcript.Transcript) stats.Report { return f.Run(t).Stats }
+		return func(t *transcript.Transcript) stats.Report { return f.Apply(t).Stats() }
 	}
 	lowered := summarize.Defaults(ctr)
 	lowered.ProtectTokens, lowered.ProtectCalls, lowered.MinSavings = 500, 2, 0
@@ -57,7 +57,13 @@ func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report 
 	cleared.Mode = summarize.ModeClear
 	budget := summarize.Defaults(ctr)
 	budget.Budget, budget.KeepRecent = 1, 3
-	banner, err := loops.NewBanner(loops.BannerOptions{Handle: archive.Citation})
+	banner, err := loops.NewBanner(loops.BannerOptions{Handle: marker.Citation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copts := compact.Defaults(ctr)
+	copts.Handle = marker.Citation
+	cp, err := compact.New(copts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +74,7 @@ func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report 
 		"summarize":        sum(lowered),
 		"summarize-clear":  sum(cleared),
 		"summarize-budget": sum(budget),
-		"loops-banner":     banner.Apply,
+		"loops-banner":     banner.Apply, "compact": cp.Apply,
 	}
 }
 
@@ -105,13 +111,13 @@ func TestEveryMarkerCites(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: the output does not parse: %v", testutil.Name(path), err)
 				}
-				session := archive.SessionKey(before)
+				session := marker.SessionKey(before)
 				check := func(where, was, now string) {
 					t.Helper()
 					if now == was || !hasMarker(now) {
 						return
 					}
-					h := invariant.Cited(now)
+					h := marker.CitedIn(now)
 					if h == "" {
 						t.Errorf("%s: %s: a marker that cites nothing: %.200q", testutil.Name(path), where, now)
 						return

@@ -4,6 +4,8 @@ import (
 	"path"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -11,8 +13,8 @@ import (
 
 // Execution is one tool call and its output, as the archive stores it.
 type Execution struct {
-	Session string // SessionKey of its transcript
-	Handle  string // Handle of its result
+	Session string // marker.SessionKey of its transcript
+	Handle  string // marker.Handle of its result
 	CallID  string
 	Seq     int    // the result's position among its transcript's results
 	Tool    string // the tool's name as the transcript has it; "" for a result without its call
@@ -31,8 +33,7 @@ type Execution struct {
 	Intent      string
 	Time        time.Time // when the call was made (else when its result came), zero when the transcript does not say
 	Failed      bool
-	ExitCode    int
-	HasExit     bool
+	ExitCode    outcome.Code
 	Output      string // the result's text, byte for byte
 	Format      transcript.Format
 	Cwd         string
@@ -50,7 +51,7 @@ type Execution struct {
 // ctx-* filter, or a result ctx-truncate cut (their originals are what the
 // archive is for).
 func Executions(t *transcript.Transcript, results []*transcript.Result) []Execution {
-	session := SessionKey(t)
+	session := marker.SessionKey(t)
 	out := make([]Execution, 0, len(results))
 	for _, r := range results {
 		if e, ok := execution(t, session, r, r.Text()); ok {
@@ -71,7 +72,7 @@ func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution 
 	if len(replaced) == 0 {
 		return nil
 	}
-	session := SessionKey(t)
+	session := marker.SessionKey(t)
 	out := make([]Execution, 0, len(replaced))
 	for _, rp := range replaced {
 		if rp.Mirror != "" && rp.Handle == "" {
@@ -95,16 +96,16 @@ func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution 
 // execution is the execution of result r of t whose text is text, and
 // false when that is not an original output.
 func execution(t *transcript.Transcript, session string, r *transcript.Result, text string) (Execution, bool) {
-	if !Original(text) {
+	if !marker.Original(text) {
 		return Execution{}, false
 	}
 	handle := r.CallID
-	if !identifies(handle) {
-		handle = derivedHandle(session, r)
+	if !marker.Identifies(handle) {
+		handle = marker.DerivedHandle(session, r)
 	}
 	e := Execution{
 		Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
-		Failed: r.Failed(), ExitCode: r.ExitCode, HasExit: r.HasExitCode,
+		Failed: r.Failed(), ExitCode: r.ExitCode,
 		Output: text, Format: t.Format, Cwd: t.Cwd,
 		Time: r.Message.Time.UTC(),
 	}

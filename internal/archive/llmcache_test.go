@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/llm"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 var _ llm.Cache = LLMCache{}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 // TestOpenBadArchives: a missing, corrupt, foreign or newer archive is one

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
@@ -56,7 +57,7 @@ type Record struct {
 	Intent   string          `json:"intent"`
 	Time     *string         `json:"time"` // RFC 3339, UTC; null when the transcript does not say
 	Failed   bool            `json:"failed"`
-	ExitCode *int            `json:"exit_code"` // null when unknown
+	ExitCode outcome.Code    `json:"exit_code"` // null when unknown
 	SHA256   string          `json:"sha256"`    // of the output
 	Bytes    int             `json:"bytes"`
 	Chars    int             `json:"chars"`
@@ -399,8 +400,7 @@ func scanRecord(row *sql.Row, withOutput bool, outputID *int64) (r Record, err e
 		r.Time = &when
 	}
 	if exit.Valid {
-		n := int(exit.Int64)
-		r.ExitCode = &n
+		r.ExitCode = outcome.ExitCode(int(exit.Int64))
 	}
 	r.SHA256 = hex.EncodeToString(sum)
 	r.Preview = Preview(output)

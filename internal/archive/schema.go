@@ -41,7 +41,7 @@ CREATE TABLE executions (
 	range_last  INTEGER NOT NULL,
 	format      TEXT NOT NULL,
 	archived    TEXT NOT NULL,    -- when it was stored, UTC
-	session     TEXT NOT NULL,    -- SessionKey
+	session     TEXT NOT NULL,    -- marker.SessionKey
 	handle      TEXT NOT NULL,    -- Handle: what markers cite
 	call_id     TEXT NOT NULL,
 	cwd         TEXT NOT NULL,

@@ -274,8 +274,8 @@ func (w *writer) execution(e *Execution, outputID int64, now string) (bool, erro
 	if !e.Time.IsZero() {
 		when = e.Time.UTC().Format(timeLayout)
 	}
-	if e.HasExit {
-		exit = e.ExitCode
+	if n, ok := e.ExitCode.Get(); ok {
+		exit = n
 	}
 	// A shell call's target is its command: stored (and indexed) once. The
 	// full-text index reads its content back from these columns, so they

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // archiveFile stores every result of tr in a new archive, closes it (its

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 func TestAt(t *testing.T) {

@@ -3,14 +3,15 @@ package changelog
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
+
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 // TestEveryEditOnce checks, on every corpus file and fixture, that every

@@ -126,7 +126,7 @@ func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 	}
 	if t.Format == transcript.SWEAgent {
 		// SWE-agent's viewer shows a numbered window of the file.
-		if w, ok := tools.ParseWindow(r.Text()); ok {
+		if w, ok := outcome.ParseWindow(r.Text()); ok {
 			return w.Content(), w.Whole()
 		}
 	}

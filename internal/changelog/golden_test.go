@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 func fixtures(t testing.TB) []string {

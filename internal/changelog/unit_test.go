@@ -171,8 +171,8 @@ func TestFailedMessage(t *testing.T) {
 		{"Edit", `{"file_path":"x.txt","old_string":"a","new_string":"b"}`,
 			"<tool_use_error>String to replace not found in file.\nString: a</tool_use_error>", true, "String to replace not found in file."},
 		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`,
-			"<returncode>2</returncode>\n<output>\nsed: can't read x.txt: No such file or directory\n</output>", false, "failed (exit 2): sed: can't read x.txt: No such file or directory"},
-		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`, "<returncode>2</returncode>\n<output>\n</output>", false, "failed (exit 2)"},
+			"<returncode>2</returncode>\n<output>\nsed: can't read x.txt: No such file or directory\n</output>", false, "failed, exit 2: sed: can't read x.txt: No such file or directory"},
+		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`, "<returncode>2</returncode>\n<output>\n</output>", false, "failed, exit 2"},
 	} {
 		tr := oneCall(t, transcript.Anthropic, c.tool, c.input, c.output, c.isError)
 		rep := NewChangelog([]*History{Analyze(tr, "s", Options{})}, ReportOptions{IncludeFailed: true})

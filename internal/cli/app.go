@@ -1,7 +1,9 @@
-// Package cli is what every ctx-* binary shares: flags and their CTX_
-// environment twins, reading inputs, writing outputs once, errors and exit
-// codes. The filters themselves are pure and live in their own packages;
-// only this package touches stdin, stdout, files and exit codes.
+// Package cli is what every ctx-* binary shares: the runner (Command, Env,
+// Run), flags and their CTX_ environment twins, reading inputs, writing
+// outputs once, errors and exit codes. Each command lives in a package of
+// its own (internal/commands); the filters themselves are pure and live in
+// theirs; only this package and the commands touch stdin, stdout, files and
+// exit codes.
 package cli
 
 import (
@@ -18,16 +20,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/textfmt"
-)
-
-// Exit codes, the same for every binary.
-const (
-	ExitOK      = 0 // success
-	ExitFailure = 1 // bad input, or the work failed
-	ExitUsage   = 2 // bad flags or arguments
-	// ExitOverBudget: ctx-summarize --budget wrote the smallest history its
-	// rules reach, which is still over the budget.
-	ExitOverBudget = 3
 )
 
 // Version is the toolkit's version when a build sets it, as a packager
@@ -73,24 +65,17 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	args           []string // the command line, after the command's name
-	failed         bool     // an input failed (fail): the run exits 1
-	overBudget     bool     // a history did not fit ctx-summarize's --budget: the run exits 3
-	input          Source   // the input Each is working on
+	failed         bool     // an input failed (Fail): the run exits 1
+	status         int      // the run's status when nothing failed (SetStatus)
 }
 
-// given reports whether a flag was given on the command line, not only
+// Given reports whether a flag was given on the command line, not only
 // through its environment twin. Some twins serve several commands
 // (CTX_BUDGET, CTX_SINCE, CTX_UNTIL): one exported for a command where the
 // flag applies must not make a usage error of another command line, where
 // it does not.
-func (e *Env) given(name string) bool {
-	names := []string{name}
-	for _, f := range e.App.Flags {
-		if slices.Contains(f.Names(), name) {
-			names = f.Names()
-		}
-	}
-	return slices.ContainsFunc(names, func(n string) bool { return onCommandLine(e.args, n) })
+func (e *Env) Given(f ucli.Flag) bool {
+	return slices.ContainsFunc(f.Names(), func(n string) bool { return onCommandLine(e.args, n) })
 }
 
 // onCommandLine reports whether args give the flag name (-name, --name,
@@ -111,42 +96,37 @@ func onCommandLine(args []string, name string) bool {
 	return false
 }
 
-// fail reports a failure that does not stop the run, such as a bad file
+// Fail reports a failure that does not stop the run, such as a bad file
 // among several: one line on stderr, and exit status 1 at the end.
-func (e *Env) fail(err error) {
+func (e *Env) Fail(err error) {
 	e.failed = true
 	printError(e.Stderr, e.Name, err.Error())
 }
 
-// note prints a line of a report to stderr (a --stats line) after the
+// SetStatus sets the exit status of a run that otherwise succeeds, to a
+// command's own status (ctx-summarize's ExitOverBudget); a failure (Fail)
+// still exits 1.
+func (e *Env) SetStatus(code int) { e.status = code }
+
+// Failed reports whether an input failed (Fail).
+func (e *Env) Failed() bool { return e.failed }
+
+// Note prints a line of a report to stderr (a --stats line) after the
 // command's name, escaped: it names files and may quote a transcript.
-func (e *Env) note(line string) {
+func (e *Env) Note(line string) {
 	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, textfmt.Escape(line))
+}
+
+// Warn prints a warning to stderr: something went wrong that the run
+// could do without (a model that did not answer, a cache not kept).
+func (e *Env) Warn(format string, args ...any) {
+	e.Note("warning: " + fmt.Sprintf(format, args...))
 }
 
 // printError prints an error as every binary does: one line, the command's
 // name first, control characters escaped.
 func printError(w io.Writer, name, msg string) {
 	fmt.Fprintf(w, "%s: %s\n", name, textfmt.Escape(strings.TrimSpace(msg)))
-}
-
-// exitError carries an exit code with its message.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// Usagef is a usage error: exit code 2.
-func Usagef(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// Failf is a failure: exit code 1.
-func Failf(format string, args ...any) error {
-	return &exitError{code: ExitFailure, err: fmt.Errorf(format, args...)}
 }
 
 // Main runs a command as a process: a broken pipe on stdout ends it quietly
@@ -183,7 +163,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		// urfave/cli prints usage errors to stdout and exits inside Run
 		// unless told otherwise: route both through here.
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
-			return &exitError{code: ExitUsage, err: err}
+			return usageError{err}
 		},
 		ExitErrHandler: func(*ucli.Context, error) {},
 		Action: func(c *ucli.Context) error {
@@ -196,20 +176,17 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		app.Commands = append(app.Commands, subcommand(cmd.Name, sub, env, &actionErr))
 	}
 	err := app.Run(reorderAll(append([]string{cmd.Name}, args[min(1, len(args)):]...), cmd))
-	if err == nil || isBrokenPipe(err) {
-		switch {
-		case env.failed:
+	if err == nil || IsBrokenPipe(err) {
+		if env.failed {
 			return ExitFailure
-		case env.overBudget:
-			return ExitOverBudget
 		}
-		return ExitOK
+		return env.status
 	}
 	code := ExitUsage // anything urfave/cli rejects before the action runs
-	var ee *exitError
+	var ec exitCoder
 	switch {
-	case errors.As(err, &ee):
-		code = ee.code
+	case errors.As(err, &ec):
+		code = ec.ExitCode()
 	case actionErr != nil:
 		code = ExitFailure
 	}
@@ -262,7 +239,7 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes,
 		Flags:       sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
-			return &exitError{code: ExitUsage, err: err}
+			return usageError{err}
 		},
 		Action: func(c *ucli.Context) error {
 			env.Context = c
@@ -289,16 +266,9 @@ func reorderAll(args []string, cmd Command) []string {
 	return reorder(args, cmd.Flags)
 }
 
-// timesHelp is what the --help of a command with --since and --until says
-// of their values, which every command reads alike (internal/timespan).
-const timesHelp = `
-TIMES (--since, --until; the same in ctx-count and ctx-recall):
-   2026-01-31            a date, in local time; as --until, the end of that day (all of it counts)
-   2026-01-31T14:00      a local time (seconds too: 2026-01-31T14:00:05)
-   2026-01-31T14:00:00Z  an RFC 3339 time, with its zone (Z, +02:00)
-   --since is the first instant of the span, --until the first instant after it.`
-
-func isBrokenPipe(err error) bool {
+// IsBrokenPipe reports whether err is a write to a closed stdout (| head),
+// which ends a run quietly.
+func IsBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }
 

@@ -14,12 +14,9 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
-
-// EachLineFlag makes every line of the input a whole transcript.
-var EachLineFlag = &ucli.BoolFlag{Name: "each-line", EnvVars: []string{"CTX_EACH_LINE"},
-	Usage: "read JSONL where each line is a whole transcript (an object with \"messages\", a trajectory, an array of messages) and write one line for each, in order; a bad line gets an error record in its place (docs/scale.md)"}
 
 // eachLineHelp is what --help says about --each-line.
 const eachLineHelp = `
@@ -60,10 +57,10 @@ func isLineError(data []byte) bool {
 	return f[0].IsNumber() && !f[1].Exists()
 }
 
-// marshalLine is v as one line of JSON (without the newline), for
+// MarshalLine is v as one line of JSON (without the newline), for
 // --each-line output: HTML characters as they are ("<stdin>", not
 // "\u003cstdin\u003e").
-func marshalLine(v any) ([]byte, error) {
+func MarshalLine(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -130,7 +127,7 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 			return r
 		}
 		in := LineInput{Src: l.src, Name: l.src.Display(), Line: l.num, Seq: l.seq, Data: l.data}
-		r.where = in.Name + ":" + strconv.Itoa(l.num)
+		r.where = in.Where()
 		t, err := parse(l.data, opts, in.Name, l.num)
 		if err == nil {
 			r.out, r.note, err = do(t, in)
@@ -144,7 +141,7 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 	done := func(r result) error {
 		defer bar.add(r.size) // after its lines on stderr: above the bar, not after it is gone
 		if r.rec != nil {
-			rec, err := marshalLine(r.rec)
+			rec, err := MarshalLine(r.rec)
 			if err != nil {
 				return err
 			}
@@ -157,7 +154,7 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 			}
 		}
 		if r.note != "" {
-			e.note(r.where + ": " + r.note)
+			e.Note(r.where + ": " + r.note)
 		}
 		if r.err != nil && r.rec == nil {
 			// The input itself failed: nothing of it is written, and the
@@ -174,6 +171,9 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 	}
 	return err
 }
+
+// Where names the line as messages name it: FILE:N.
+func (in LineInput) Where() string { return in.Name + ":" + strconv.Itoa(in.Line) }
 
 // LineInput is a line of --each-line input.
 type LineInput struct {
@@ -242,7 +242,7 @@ func (lr *lineReader) open(s Source) error {
 	} else {
 		f, err := os.Open(s.Name)
 		if err != nil {
-			return fileError(s.Name, err)
+			return safefile.PathError(s.Name, err)
 		}
 		lr.cur = f
 	}

@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
-	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/filter"
+	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -21,51 +23,66 @@ func FilterFlags(own ...ucli.Flag) []ucli.Flag {
 }
 
 // Filter runs a filter over the inputs, one at a time: each is parsed,
-// given to apply, and written back in its own format, to stdout (one
-// input), in place (-i) or to a directory (-o DIR). A bad input gets its
-// error and the others go on (Each). apply returns the filter's report on
-// its transcript, whose line --stats prints; e.InputName names it. With
-// --each-line, each line of the inputs is a transcript, filtered on --jobs
-// goroutines (EachLine): apply must then be safe for concurrent use. With
-// --archive, the outputs the filter replaced in a transcript are stored
-// before it is written (their markers cite them: the filter's options take
-// e.Handles()), and one whose outputs cannot be stored is not written.
-func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error)) (err error) {
+// given to f, and written back in its own format, to stdout (one input),
+// in place (-i) or to a directory (-o DIR). A bad input gets its error and
+// the others go on (Each). --stats prints the line of each transcript's
+// report. With --each-line, each line of the inputs is a transcript,
+// filtered on --jobs goroutines (EachLine). With --archive, the outputs the
+// filter replaced in a transcript are stored before it is written (their
+// markers cite them: the filter's options take e.Handles()), and one whose
+// outputs cannot be stored is not written.
+//
+// note, when not nil, is given each transcript's report and the input's
+// name (FILE, or FILE:N for a line of --each-line), and returns a line to
+// print on stderr before the --stats line ("" for none); the lines come in
+// the order of the inputs. Under --each-line it runs on several goroutines
+// at once.
+func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where string) string) (err error) {
 	var keep *archive.Archive // --archive's, opened once the usage is checked
 	defer func() {
 		if keep == nil {
 			return
 		}
 		if cerr := keep.Close(); err == nil && cerr != nil {
-			err = Failf("%v", cerr)
+			err = cerr
 		}
 	}()
-	// kept applies the filter and stores what it replaced.
-	kept := func(t *transcript.Transcript) (stats.Report, error) {
-		rep, err := apply(t)
-		if err == nil && keep != nil {
-			err = keep.Keep(archive.Originals(t, rep.Replaced))
-		}
-		return rep, err
-	}
 	printStats := e.Bool(StatsFlag.Name)
+	// apply filters t and stores what it replaced; it returns the lines to
+	// note on stderr.
+	apply := func(t *transcript.Transcript, where string) ([]string, error) {
+		r := f.Apply(t)
+		rep := r.Stats()
+		if keep != nil {
+			if err := keep.Keep(archive.Originals(t, rep.Replaced)); err != nil {
+				return nil, err
+			}
+		}
+		var lines []string
+		if note != nil {
+			if line := note(r, where); line != "" {
+				lines = append(lines, line)
+			}
+		}
+		if printStats {
+			lines = append(lines, rep.String())
+		}
+		return lines, nil
+	}
 	if e.Bool(EachLineFlag.Name) {
-		if keep, err = e.keepArchive(); err != nil {
+		if keep, err = e.OpenArchive(); err != nil {
 			return err
 		}
 		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
-			rep, err := kept(t)
+			lines, err := apply(t, in.Where())
 			if err != nil {
 				return nil, "", err
 			}
-			line := ""
-			if printStats {
-				line = rep.String()
+			out := in.Data
+			if t.Changed() {
+				out = t.Bytes()
 			}
-			if !t.Changed() {
-				return in.Data, line, nil
-			}
-			return t.Bytes(), line, nil
+			return out, strings.Join(lines, "\n"), nil
 		})
 	}
 	srcs, err := e.Sources()
@@ -76,17 +93,17 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error))
 	if err != nil {
 		return err
 	}
-	if keep, err = e.keepArchive(); err != nil {
+	if keep, err = e.OpenArchive(); err != nil {
 		return err
 	}
-	several := len(srcs) > 1 || len(srcs) == 1 && srcs[0].dir
-	files := newFileWriter()
+	several := Several(srcs)
+	files := safefile.NewWriter()
 	return e.Each(srcs, func(in Input) error {
 		t, err := e.Load(in)
 		if err != nil {
 			return err
 		}
-		rep, err := kept(t)
+		lines, err := apply(t, in.Display())
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}
@@ -99,22 +116,21 @@ func (e *Env) Filter(apply func(t *transcript.Transcript) (stats.Report, error))
 		switch {
 		case dest.inPlace:
 			if t.Changed() {
-				err = files.write(in.Name, out)
+				err = files.Write(in.Name, out)
 			}
 		case dest.dir != "":
-			err = files.write(filepath.Join(dest.dir, in.out), out)
+			err = files.Write(filepath.Join(dest.dir, in.out), out)
 		default:
 			err = copyTo(e.Stdout, out)
 		}
 		if err != nil {
 			return err
 		}
-		if printStats {
-			line := rep.String()
+		for _, line := range lines {
 			if several {
 				line = in.Display() + ": " + line
 			}
-			e.note(line)
+			e.Note(line)
 		}
 		return nil
 	})
@@ -173,7 +189,7 @@ func (e *Env) destination(srcs []Source) (destination, error) {
 func regularFile(name string) error {
 	st, err := os.Stat(name)
 	if err != nil {
-		return fileError(name, err)
+		return safefile.PathError(name, err)
 	}
 	if !st.Mode().IsRegular() {
 		return Failf("%s: not a regular file: -i rewrites regular files only", name)

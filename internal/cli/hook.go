@@ -5,16 +5,12 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 
-	ucli "github.com/urfave/cli/v2"
-
+	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/hook"
+	ucli "github.com/urfave/cli/v2"
 )
-
-// HookFlag turns a command into an agent's hook: it reads the hook payload
-// on stdin and answers in that agent's shape.
-var HookFlag = &ucli.StringFlag{Name: "hook", EnvVars: []string{"CTX_HOOK"},
-	Usage: "run as `AGENT`'s hook (claude-code or codex): read its hook payload on stdin, answer on stdout (docs/hooks.md)"}
 
 // Handler answers one hook payload; a nil Answer lets the call go on
 // unchanged.
@@ -50,6 +46,7 @@ func (e *Env) Hook(handle Handler) (err error) {
 		e.hookError(err)
 		return nil
 	}
+	e.archiveByDefault()
 	answer, err := handle(agent, p)
 	if err != nil {
 		e.hookError(err)
@@ -70,4 +67,17 @@ func (e *Env) hookError(err error) {
 // error ends with status 1 and not 2, which an agent reads as "block".
 func inHook(args []string) bool {
 	return onCommandLine(args, HookFlag.Name) || os.Getenv(HookFlag.EnvVars[0]) != ""
+}
+
+// archiveByDefault makes a hook keep what it replaces in the default
+// archive, the one ctx-recall and its MCP server read, unless --archive or
+// CTX_ARCHIVE names another (or none, given empty): inside an agent, recall
+// works with no setup. The filters on files archive only when told to.
+func (e *Env) archiveByDefault() {
+	if !slices.Contains(e.App.Flags, ucli.Flag(ArchiveFlag)) || e.IsSet(ArchiveFlag.Name) {
+		return
+	}
+	if path, err := archive.DefaultPath(); err == nil {
+		_ = e.Set(ArchiveFlag.Name, path)
+	}
 }

@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -73,7 +75,7 @@ func (e *Env) Sources() ([]Source, error) {
 		st, err := os.Stat(arg)
 		switch {
 		case err != nil:
-			out = append(out, Source{Name: arg, err: fileError(arg, err)})
+			out = append(out, Source{Name: arg, err: safefile.PathError(arg, err)})
 		case st.IsDir():
 			out = append(out, walk(arg, skip)...)
 		default:
@@ -89,7 +91,7 @@ func (e *Env) Sources() ([]Source, error) {
 func walk(root, skip string) []Source {
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return []Source{{Name: root, err: fileError(root, err)}}
+		return []Source{{Name: root, err: safefile.PathError(root, err)}}
 	}
 	var out []Source
 	err = filepath.WalkDir(real, func(path string, d fs.DirEntry, err error) error {
@@ -100,7 +102,7 @@ func walk(root, skip string) []Source {
 		name := filepath.Join(root, rel)
 		switch {
 		case err != nil:
-			out = append(out, Source{Name: name, dir: true, err: fileError(name, err)})
+			out = append(out, Source{Name: name, dir: true, err: safefile.PathError(name, err)})
 			return nil
 		case d.IsDir() && skip != "" && realPath(path) == skip:
 			return filepath.SkipDir
@@ -115,7 +117,7 @@ func walk(root, skip string) []Source {
 		return nil
 	})
 	if err != nil {
-		return []Source{{Name: root, err: fileError(root, err)}}
+		return []Source{{Name: root, err: safefile.PathError(root, err)}}
 	}
 	if len(out) == 0 {
 		return []Source{{Name: root, err: Failf("%s: a directory without transcripts (*.jsonl, *.json, *.traj)", root)}}
@@ -151,29 +153,10 @@ func isTranscriptName(d fs.DirEntry) bool {
 	return false
 }
 
-// fileError is a failure naming a file, with the operating system's reason
-// alone, "s.jsonl: no such file or directory": not the temporary file's name
-// nor the operation.
-func fileError(name string, err error) error {
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		err = pe.Err
-	case errors.As(err, &le):
-		err = le.Err
-	}
-	return Failf("%s: %v", name, err)
-}
-
-// InputName names the input that Each is giving to do, as messages name it:
-// for the code that do calls (a filter's apply, say) and that reports on it.
-func (e *Env) InputName() string { return e.input.Display() }
-
 // read reads one source.
 func (e *Env) read(s Source) (Input, error) {
 	if s.Name == "-" {
-		data, err := io.ReadAll(e.Stdin)
+		data, err := readAll(e.Stdin)
 		if err != nil {
 			return Input{}, Failf("<stdin>: %v", err)
 		}
@@ -181,14 +164,100 @@ func (e *Env) read(s Source) (Input, error) {
 	}
 	data, err := os.ReadFile(s.Name)
 	if err != nil {
-		return Input{}, fileError(s.Name, err)
+		return Input{}, safefile.PathError(s.Name, err)
 	}
 	return Input{Source: s, Data: data}, nil
 }
 
-// readFile reads a file named by a flag (--before).
-func (e *Env) readFile(name string) (Input, error) {
+// ReadFile reads a file named by a flag (--before).
+func (e *Env) ReadFile(name string) (Input, error) {
 	return e.read(Source{Name: name})
+}
+
+// readAll reads r to its end, as fast as os.ReadFile reads a file: stdin is
+// the toolkit's main input. A regular file on stdin (< FILE) is read into a
+// buffer of its size; a pipe in chunks that double in size up to chunkMax,
+// joined once at the end. io.ReadAll instead grows one buffer a quarter at
+// a time from 512 bytes, copying 100 MB some forty times over and faulting
+// in the fresh memory each time: 2.5 times as slow as a file.
+func readAll(r io.Reader) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		st, err := f.Stat()
+		if err == nil && st.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil && st.Size() >= off {
+				return readSized(f, st.Size()-off)
+			}
+		}
+		if err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+			widenPipe(f)
+		}
+	}
+	var chunks [][]byte
+	total := 0
+	size := chunkMin
+	for {
+		chunk := make([]byte, size)
+		n, err := io.ReadFull(r, chunk)
+		chunks = append(chunks, chunk[:n])
+		total += n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, chunkMax)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	data := make([]byte, 0, total)
+	for _, c := range chunks {
+		data = append(data, c...)
+	}
+	if total > collectAbove {
+		// The chunks are garbage now, as large as the input: collect them
+		// before the parse allocates, which then reuses their memory, so
+		// that a pipe's peak is a file's.
+		chunks = nil
+		runtime.GC()
+	}
+	return data, nil
+}
+
+// collectAbove is the size of input past which readAll collects its chunks.
+const collectAbove = 32 << 20
+
+// The chunks of a pipe read whole: small for the short inputs of hooks and
+// tests, large for the hundreds of megabytes of a corpus.
+const (
+	chunkMin = 64 << 10
+	chunkMax = 16 << 20
+)
+
+// readSized reads a file of the given size from where it stands, and what
+// was appended to it since it was measured.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size+1) // one more: the read that finds the end
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew as it was read
+		}
+	}
+}
+
+// Several reports whether the sources are more than one transcript: several
+// arguments, or a directory.
+func Several(srcs []Source) bool {
+	return len(srcs) > 1 || len(srcs) == 1 && srcs[0].dir
 }
 
 // filesHelp is what --help says about FILEs, directories and batches: the
@@ -220,22 +289,6 @@ FILES AND DIRECTORIES:
    would be written to the same file, or one over another input, are refused (exit 2) before
    anything is written.`
 }
-
-// Flags shared by the binaries, each with its CTX_ environment twin.
-var (
-	FormatFlag = &ucli.StringFlag{Name: "format", Value: "auto", EnvVars: []string{"CTX_FORMAT"},
-		Usage: "transcript format: auto, openai, anthropic, claude-code, codex or swe-agent"}
-	ToolKindFlag = &ucli.StringSliceFlag{Name: "tool-kind", EnvVars: []string{"CTX_TOOL_KINDS"},
-		Usage: "treat tool `NAME=KIND` as that kind (read, edit, write, shell, list, search, git, web, other); repeatable, or comma-separated"}
-	EncodingFlag = &ucli.StringFlag{Name: "encoding", Value: tokens.Default, EnvVars: []string{"CTX_ENCODING"},
-		Usage: "token encoding: o200k_base, cl100k_base, or approx (bytes/4, fastest)"}
-	StatsFlag = &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"},
-		Usage: "print one line to stderr: results changed of results seen, the transcript's tokens and its tool output's before → after (they add up along a pipe)"}
-	InPlaceFlag = &ucli.BoolFlag{Name: "in-place", Aliases: []string{"i"}, EnvVars: []string{"CTX_IN_PLACE"},
-		Usage: "rewrite each FILE in place, atomically (a temporary file beside it, then rename); a link's target is rewritten, the link kept"}
-	OutDirFlag = &ucli.StringFlag{Name: "output-dir", Aliases: []string{"o"}, EnvVars: []string{"CTX_OUTPUT_DIR"},
-		Usage: "write each FILE's result to `DIR`/<its name>, and a file found in a directory to DIR/<its path under that directory>; DIR is created if missing"}
-)
 
 // outDir is -o's directory: "" without it, and for the commands that have
 // no -o.

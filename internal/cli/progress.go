@@ -82,3 +82,9 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && os.Getenv("TERM") != "dumb" && cwriter.IsTerminal(int(f.Fd()))
 }
+
+// ColorOK reports whether w is a terminal that may get colour: not when
+// NO_COLOR is set.
+func ColorOK(w io.Writer) bool {
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}

@@ -1,20 +1,9 @@
 package cli
 
 import (
-	"errors"
 	"runtime"
 
-	ucli "github.com/urfave/cli/v2"
-
 	"github.com/ctxkit/ctxkit/internal/parallel"
-)
-
-// The flags of runs over many inputs.
-var (
-	JobsFlag = &ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, EnvVars: []string{"CTX_JOBS"},
-		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
-	QuietFlag = &ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"CTX_QUIET"},
-		Usage: "no progress bar (it shows on stderr, only when stderr is a terminal and there are several inputs)"}
 )
 
 // jobs is --jobs: how many inputs are worked on at once.
@@ -76,9 +65,6 @@ func (e *Env) each(srcs []Source, jobs int, work func(in Input) (func() error, e
 		return srcs[i-1], true
 	}
 	run := func(s Source) outcome {
-		if jobs == 1 {
-			e.input = s // for InputName, which only one input at a time has
-		}
 		o := outcome{size: s.size, err: s.err}
 		if o.err == nil {
 			var in Input
@@ -96,7 +82,6 @@ func (e *Env) each(srcs []Source, jobs int, work func(in Input) (func() error, e
 		bar.add(o.size)
 		return err
 	}
-	defer func() { e.input = Source{} }()
 	return parallel.Ordered(jobs, 2*jobs, next, run, done)
 }
 
@@ -106,10 +91,9 @@ func (e *Env) survive(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ee *exitError
-	if errors.As(err, &ee) && ee.code == ExitUsage || isBrokenPipe(err) {
+	if isUsage(err) || IsBrokenPipe(err) {
 		return err
 	}
-	e.fail(err)
+	e.Fail(err)
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )

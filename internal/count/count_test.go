@@ -9,9 +9,9 @@ import (
 	"testing"
 	"weak"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 func counter(t *testing.T) tokens.Counter {

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // TestDedupeAgrees: what ctx-count says ctx-dedupe saves is what ctx-dedupe

@@ -11,10 +11,10 @@ import (
 	"time"
 	"weak"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // inUTC runs the test with the local time zone set to UTC, so that days do

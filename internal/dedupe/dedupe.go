@@ -39,6 +39,11 @@ type Options struct {
 	AllTools bool
 	// KeepRecent is how many of the last tool results are never replaced.
 	KeepRecent int
+	// Within, when over 0, lets a result point only at a result at most
+	// this many results away from it: in a live loop's pipe, at one that
+	// a summary made Within+1 results later (ctx-summarize --loop) has not
+	// replaced yet. 0: at any.
+	Within int
 	// KeepMirrors leaves the copies of a replaced result's output that the
 	// format keeps beside it (Claude Code's toolUseResult) as they are;
 	// otherwise they get the marker line.
@@ -72,10 +77,12 @@ func New(opts Options) (*Filter, error) {
 		return nil, errors.New("max-reads must be 2 or more: the first and the last read of a file always stay whole")
 	case opts.KeepRecent < 0:
 		return nil, errors.New("keep-recent must be 0 or more")
+	case opts.Within < 0:
+		return nil, errors.New("within must be 0 or more")
 	case opts.Counter == nil:
 		return nil, errors.New("dedupe: no token counter")
-	case opts.Keep != "" && opts.Keep != KeepSeed && opts.Keep != KeepLatest:
-		return nil, fmt.Errorf("keep must be seed or latest, not %q", opts.Keep)
+	case opts.Keep != "" && opts.Keep != KeepSeed && opts.Keep != KeepLatest && opts.Keep != KeepFirst:
+		return nil, fmt.Errorf("keep must be seed, latest or first, not %q", opts.Keep)
 	}
 	return &Filter{opts: opts}, nil
 }
@@ -103,6 +110,15 @@ const (
 	// point down at a later read, or are diffs against it (OpenCode's
 	// dynamic context pruning).
 	KeepLatest Keep = "latest"
+	// KeepFirst is the rule for a live loop: the first read of every range
+	// stays whole, and every later read that a whole read above shows the
+	// same points up at it, or is a diff against the nearest whole read of
+	// its range; no read is kept whole for its place (no samples, not the
+	// last). What a read becomes is decided by the reads above it alone, on
+	// arrival, so the next request never changes it again and the prompt
+	// cache holds (docs/dedupe.md). KeepRecent, a window that slides, is
+	// not loop-safe and should stay 0 with it.
+	KeepFirst Keep = "first"
 )
 
 // Change is one result to replace.
@@ -202,12 +218,6 @@ func (f *Filter) Plan(t *transcript.Transcript) Plan {
 	return a.plan
 }
 
-// readKey is what makes two reads the same read: the file and the lines.
-type readKey struct {
-	file string
-	rng  tools.Range
-}
-
 // fileRead is one read of a file, as the walk over the file's reads sees it.
 type fileRead struct {
 	r     *transcript.Result
@@ -228,9 +238,7 @@ func (x *fileRead) shown() ([]string, int) {
 	if !x.parsed {
 		x.parsed = true
 		text := x.r.Text()
-		if w, ok := tools.ParseWindow(text); ok {
-			x.lines, x.first = w.Lines, w.First
-		} else if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
+		if x.lines, x.first = outcome.ReadLines(text); x.first == 0 && x.rng.Last == 0 {
 			x.first = max(x.rng.Start, 1)
 		}
 	}
@@ -265,15 +273,20 @@ func (a *apply) reads() {
 }
 
 // rereads walks the reads of one file: in transcript order with the seed
-// rule, from the last with KeepLatest. A read that may be replaced becomes
-// a pointer when a whole read met before it in the walk (above it, or
-// below it with KeepLatest) has the same range and text; else a pointer to
-// the lines of a whole read that shows all of its lines, the same; else,
-// when the rule allows, a diff against the nearest whole read of its range.
-// Otherwise it stays whole, and the reads met after it can point at it.
+// and first rules, from the last with KeepLatest. A read that may be
+// replaced becomes a pointer when a whole read met before it in the walk
+// (above it, or below it with KeepLatest) has the same range and text;
+// else a pointer to the lines of a whole read that shows all of its lines,
+// the same; else, when the rule allows, a diff against the nearest whole
+// read of its range. Otherwise it stays whole, and the reads met after it
+// can point at it.
 func (a *apply) rereads(file string, rs []*fileRead) {
 	latest := a.opts.Keep == KeepLatest
-	if !latest {
+	switch {
+	case latest:
+		rs = slices.Clone(rs)
+		slices.Reverse(rs)
+	case a.opts.Keep != KeepFirst: // the seed rule's samples
 		byRange := map[tools.Range][]*fileRead{}
 		for _, x := range rs {
 			byRange[x.rng] = append(byRange[x.rng], x)
@@ -283,43 +296,63 @@ func (a *apply) rereads(file string, rs []*fileRead) {
 				group[i].whole = w
 			}
 		}
-	} else {
-		rs = slices.Clone(rs)
-		slices.Reverse(rs)
 	}
-	var kept []*fileRead                         // the whole reads met so far, nearest last
-	byText := map[readKey]map[string]*fileRead{} // the nearest whole read of a range with a text
-	nearest := map[tools.Range]*fileRead{}       // the nearest whole read of a range
+	w := newWalk(file)
 	for _, x := range rs {
-		if a.skip(x.r) {
-			continue
-		}
-		text := x.r.Text()
-		if a.mayReplace(x.r) && a.reread(file, x, text, kept, byText[readKey{file, x.rng}][text], nearest[x.rng], latest) {
-			continue
-		}
-		kept = append(kept, x)
-		k := readKey{file, x.rng}
-		if byText[k] == nil {
-			byText[k] = map[string]*fileRead{}
-		}
-		byText[k][text] = x
-		nearest[x.rng] = x
+		a.visit(w, x, latest, nil)
 	}
+}
+
+// walk is what a walk over the reads of one file has met so far.
+type walk struct {
+	file    string
+	kept    []*fileRead                          // the whole reads met so far, nearest last
+	byText  map[tools.Range]map[string]*fileRead // the nearest whole read of a range with a text
+	nearest map[tools.Range]*fileRead            // the nearest whole read of a range
+}
+
+func newWalk(file string) *walk {
+	return &walk{file: file, byText: map[tools.Range]map[string]*fileRead{}, nearest: map[tools.Range]*fileRead{}}
+}
+
+// visit plans to replace read x by the rules of rereads, or keeps it whole
+// and remembers it for the reads met after it; it reports whether x is
+// replaced. usable says whether a whole read met before may still be
+// pointed at (nil: every one).
+func (a *apply) visit(w *walk, x *fileRead, latest bool, usable func(*fileRead) bool) bool {
+	if a.skip(x.r) {
+		return false
+	}
+	text := x.r.Text()
+	if a.opts.Within > 0 {
+		outer := usable
+		usable = func(b *fileRead) bool { return a.near(x.r, b.r) && (outer == nil || outer(b)) }
+	}
+	if a.mayReplace(x.r) && a.reread(w.file, x, text, w.kept, w.byText[x.rng][text], w.nearest[x.rng], latest, usable) {
+		return true
+	}
+	w.kept = append(w.kept, x)
+	if w.byText[x.rng] == nil {
+		w.byText[x.rng] = map[string]*fileRead{}
+	}
+	w.byText[x.rng][text] = x
+	w.nearest[x.rng] = x
+	return false
 }
 
 // reread plans to replace one read, by the rules of rereads: same is the
 // nearest whole read of its range with the same text, last the nearest of
-// its range; kept are every whole read met so far. It reports whether the
-// read is replaced.
-func (a *apply) reread(file string, x *fileRead, text string, kept []*fileRead, same, last *fileRead, latest bool) bool {
-	if same != nil && a.replace(x.r, Pointer, same.r, pointerLine(file, x.rng, text, same.r.CallID, latest), "") {
+// its range; kept are every whole read met so far, of which only the
+// usable ones may be pointed at. It reports whether the read is replaced.
+func (a *apply) reread(file string, x *fileRead, text string, kept []*fileRead, same, last *fileRead, latest bool, usable func(*fileRead) bool) bool {
+	ok := func(b *fileRead) bool { return b != nil && (usable == nil || usable(b)) }
+	if ok(same) && a.replace(x.r, Pointer, same.r, pointerLine(file, x.rng, text, same.r.CallID, latest), "") {
 		return true
 	}
 	for i := len(kept) - 1; i >= 0; i-- {
 		b := kept[i]
-		if !b.rng.Contains(x.rng) && !(x.rng.Last > 0 && b.rng.End == 0) {
-			continue // its range cannot hold the lines: spare decoding it
+		if !b.rng.Contains(x.rng) && !(x.rng.Last > 0 && b.rng.End == 0) || !ok(b) {
+			continue // its range cannot hold the lines (spare decoding it), or it is gone
 		}
 		if first, ok := covers(b, x); ok {
 			if a.replace(x.r, Covered, b.r, coveredLine(file, x.rng, text, b.r.CallID, first, len(x.lines), latest), "") {
@@ -328,7 +361,7 @@ func (a *apply) reread(file string, x *fileRead, text string, kept []*fileRead, 
 			break
 		}
 	}
-	if x.whole || last == nil || a.opts.NoDiff {
+	if x.whole || !ok(last) || a.opts.NoDiff {
 		return false
 	}
 	diff, stripped := unifiedDiff(marker.Text(file, 160), last.r.Text(), text)
@@ -422,7 +455,7 @@ func (a *apply) calls() {
 				continue
 			}
 			text := r.Text()
-			if base := byText[text]; base != nil && a.mayReplace(r) {
+			if base := byText[text]; base != nil && a.near(r, base) && a.mayReplace(r) {
 				if a.replace(r, Repeat, base, repeatLine(r.Call.Name, what(r.Call, a.t.Cwd), text, base.CallID, latest), "") {
 					continue
 				}
@@ -450,7 +483,7 @@ func what(c *transcript.Call, cwd string) string {
 // doubt (an id that several calls share, or that "call ID" cannot spell).
 func (a *apply) skip(r *transcript.Result) bool {
 	return len(r.Images) > 0 || a.ids[r.CallID] != 1 || !nameable(r.CallID) ||
-		r.HasPrefix("[ctx-") && marker.Is(r.Text(), "")
+		marker.OnResult(r)
 }
 
 // nameable reports whether a marker can point at the call id: whether
@@ -458,6 +491,12 @@ func (a *apply) skip(r *transcript.Result) bool {
 func nameable(id string) bool {
 	refs := marker.Refs(marker.Line(tool, "call "+id))
 	return len(refs) == 1 && refs[0] == id
+}
+
+// near reports whether r may point at base by Within.
+func (a *apply) near(r, base *transcript.Result) bool {
+	d := r.Index - base.Index
+	return a.opts.Within == 0 || -a.opts.Within <= d && d <= a.opts.Within
 }
 
 // mayReplace reports whether a result may be replaced at all: not one of the

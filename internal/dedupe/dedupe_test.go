@@ -13,14 +13,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // counter is one exact counter for every test: each new one loads its
@@ -52,14 +52,7 @@ func filter(t testing.TB, opts Options) invariant.Filter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(in []byte) ([]byte, error) {
-		tr, err := transcript.Parse(in, transcript.Options{})
-		if err != nil {
-			return nil, err
-		}
-		f.Apply(tr)
-		return tr.Bytes(), nil
-	}
+	return invariant.Of(func(tr *transcript.Transcript) { f.Apply(tr) })
 }
 
 func TestWholeByCount(t *testing.T) {
@@ -138,6 +131,7 @@ var goldenCases = []struct {
 	{"ranges-keep-latest", "ranges.jsonl", func(o *Options) { o.Keep = KeepLatest }},
 	{"edits-keep-latest", "edits.jsonl", func(o *Options) { o.Keep = KeepLatest }},
 	{"codex-keep-latest", "codex.jsonl", func(o *Options) { o.Keep = KeepLatest }},
+	{"fourteen-keep-first", "fourteen.jsonl", first},
 	{"edits-archived", "edits.jsonl", func(o *Options) { o.Handle = invariant.Handles }},
 	{"alltools-archived", "alltools.jsonl", func(o *Options) { o.AllTools = true; o.Handle = invariant.Handles }},
 }
@@ -232,6 +226,10 @@ func check(t *testing.T, in, out []byte, opts Options) {
 	for _, r := range after.Results {
 		byID[r.CallID] = r
 	}
+	type readKey struct {
+		file string
+		rng  tools.Range
+	}
 	last := map[readKey]int{}
 	for i, r := range before.Results {
 		if c := r.Call; c != nil && c.Kind == tools.Read && !r.Failed() && c.Args.File(before.Cwd) != "" {
@@ -252,7 +250,7 @@ func check(t *testing.T, in, out []byte, opts Options) {
 		switch {
 		case old.Failed():
 			t.Errorf("failed result %s changed", r.CallID)
-		case isLast[i] && strings.Contains(line, ": changed "):
+		case isLast[i] && strings.Contains(line, ": changed ") && opts.Keep != KeepFirst:
 			t.Errorf("last read %s became a diff", r.CallID)
 		case i >= len(after.Results)-opts.KeepRecent:
 			t.Errorf("%s is one of the last %d results, but changed", r.CallID, opts.KeepRecent)
@@ -350,6 +348,7 @@ func TestInvariants(t *testing.T) {
 		settings["all-tools, max-reads 2"] = func(o *Options) { o.AllTools = true; o.MaxReads = 2 }
 		settings["no-diff, keep-recent 10, keep-mirrors"] = func(o *Options) { o.NoDiff = true; o.KeepRecent = 10; o.KeepMirrors = true }
 		settings["keep latest"] = func(o *Options) { o.Keep = KeepLatest }
+		settings["keep first, all tools"] = func(o *Options) { o.Keep = KeepFirst; o.AllTools = true }
 	}
 	for _, path := range inputs(t) {
 		in := read(t, path)
@@ -491,9 +490,19 @@ func TestCoveredReads(t *testing.T) {
 		{"keep latest: no samples", []string{whole, whole, whole, whole, whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest }, "p7 p7 p7 p7 p7 p7 ="},
 		{"keep latest: repeated calls point down", []string{sh("git log", span(1, 40)), sh("git log", span(1, 40)), sh("git log", span(1, 40))}, func(o *Options) { o.Keep = KeepLatest; o.AllTools = true }, "r3 r3 ="},
 		{"keep latest: keep-recent", []string{whole, whole, whole}, func(o *Options) { o.Keep = KeepLatest; o.KeepRecent = 2 }, "p2 = ="},
+		{"keep first: no samples, the last points up", []string{whole, whole, whole, whole, whole, whole, whole}, first, "= p1 p1 p1 p1 p1 p1"},
+		{"keep first: a diff, then a pointer to the first", []string{whole, sh("cat a.py", edited), whole}, first, "= d1 p1"},
+		{"keep first: covered, up", []string{whole, sh("sed -n '10,20p' a.py", span(10, 20))}, first, "= c1"},
+		{"keep first: a range read first stays whole", []string{sh("sed -n '10,20p' a.py", span(10, 20)), whole}, first, "= ="},
+		{"keep first, within 2: only at a near read", []string{whole, sh("ls", span(1, 3)), sh("ls -a", span(1, 4)), whole, whole}, func(o *Options) { o.Keep = KeepFirst; o.Within = 2 }, "= = = = p4"},
+		{"keep first, within 3", []string{whole, sh("ls", span(1, 3)), sh("ls -a", span(1, 4)), whole, whole}, func(o *Options) { o.Keep = KeepFirst; o.Within = 3 }, "= = = p1 ="},
+		{"keep first: repeated calls point up", []string{sh("git log", span(1, 40)), sh("git log", span(1, 40)), sh("git log", span(1, 40))}, func(o *Options) { o.Keep = KeepFirst; o.AllTools = true }, "= r1 r1"},
 	}
 	runFates(t, cases)
 }
+
+// first sets the first-read rule.
+func first(o *Options) { o.Keep = KeepFirst }
 
 // fateCase is a session of entries (see session), the options to run it
 // with, and the fates of its results (see fates).

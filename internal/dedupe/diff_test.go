@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 // rebuild gives back the text that a diff pointer replaced, from the text

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/agenttest"
-	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
-	"github.com/ctxkit/ctxkit/internal/truncate"
+	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/agenttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 // example reads one of the example hook configurations, as a user pastes it.
@@ -71,21 +70,28 @@ func TestLoopDenied(t *testing.T) {
 }
 
 // TestOutputCut: a 5,000-line Bash output reaches the model already cut by
-// the example PostToolUse hook, and the session file records the cut. With
-// CTX_ARCHIVE set too, the hook archives the full output first and the cut
-// cites it: ctx-recall gives back the 5,000 lines.
+// the example PostToolUse hook, and the session file records the cut. The
+// hook archives the full output first, in the default archive (the one
+// ctx-recall reads) or in CTX_ARCHIVE's, and the cut cites it: ctx-recall
+// gives back the 5,000 lines. CTX_ARCHIVE set empty keeps none.
 func TestOutputCut(t *testing.T) {
-	for _, archived := range []bool{false, true} {
-		t.Run(fmt.Sprintf("archive=%v", archived), func(t *testing.T) {
+	for _, archive := range []string{"default", "CTX_ARCHIVE", "none"} {
+		t.Run(archive, func(t *testing.T) {
 			exe := agenttest.ClaudeCode.Install(t)
 			srv := server(t, []agenttest.Turn{{Tool: "Bash", Input: map[string]any{"command": "seq 1 5000", "description": "Count"}}})
 			env := hookEnv(t)
 			db := filepath.Join(t.TempDir(), "archive.db")
-			if archived {
+			switch archive {
+			case "CTX_ARCHIVE":
 				env = append(env, "CTX_ARCHIVE="+db)
+			case "none":
+				env = append(env, "CTX_ARCHIVE=")
 			}
 			run := agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Count to 5000.",
 				Hooks: example(t, "claude-code/settings.json"), Env: env})
+			if archive == "default" {
+				db = filepath.Join(run.Home, ".local", "share", "ctxkit", "archive.db")
+			}
 			results := srv.ToolResults()
 			if len(results) != 1 {
 				t.Fatalf("the model saw %d tool results, want 1", len(results))
@@ -100,13 +106,13 @@ func TestOutputCut(t *testing.T) {
 			if len(tr.Results) != 1 || tr.Results[0].Text() != got {
 				t.Errorf("the transcript records another output than the model saw")
 			}
-			handle := truncate.Cited(got)
+			handle := marker.CitedCut(got)
 			switch {
-			case !archived && handle != "":
+			case archive == "none" && handle != "":
 				t.Errorf("without an archive, the cut cites %s", handle)
-			case archived && handle == "":
+			case archive != "none" && handle == "":
 				t.Errorf("with an archive, the cut cites no handle: %q", got[:min(len(got), 3000)])
-			case archived:
+			case archive != "none":
 				full, err := exec.Command(filepath.Join(tools(t), "ctx-recall"), "--db", db, handle).Output()
 				if err != nil {
 					t.Fatalf("ctx-recall %s: %v", handle, stderrOf(err))
@@ -159,7 +165,7 @@ func TestRereadPointer(t *testing.T) {
 	if !strings.Contains(results[0], "line of the config file") {
 		t.Errorf("the first read: %q", results[0])
 	}
-	if want := "[ctx-dedupe] Re-read of config.txt (2,400 chars, 50 lines): identical to the result of call toolu_e2e_00 above"; !strings.Contains(results[2], want) {
+	if want := "[ctx-dedupe] Re-read of config.txt (2,400 chars, 50 lines): identical to the result of call " + agenttest.ToolUseID(0) + " above"; !strings.Contains(results[2], want) {
 		t.Errorf("the re-read: the model saw %q, want %q", results[2], want)
 	}
 	everyTool(t, tools(t), run.Transcript(t))

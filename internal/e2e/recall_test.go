@@ -8,11 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/agenttest"
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/agenttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 // TestRecallThroughMCP: a history is filtered with an archive, and the
@@ -38,7 +37,7 @@ func TestRecallThroughMCP(t *testing.T) {
 	before, after := transcripttest.Parse(t, in), transcripttest.Parse(t, out)
 	var handle, line, want string
 	for i, r := range after.Results {
-		if h := invariant.Cited(r.Text()); h != "" {
+		if h := marker.CitedIn(r.Text()); h != "" {
 			handle, want = h, before.Results[i].Text()
 			for _, l := range strings.Split(r.Text(), "\n") {
 				if marker.Is(l, "truncate") {

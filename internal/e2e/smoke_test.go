@@ -13,13 +13,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/agenttest"
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/agenttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
-	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 var (
@@ -187,7 +186,7 @@ func checkArchive(t *testing.T, bin string, in []byte) {
 	}
 	tr := transcripttest.Parse(t, in)
 	for _, c := range tr.Calls {
-		if c.Result == nil || marker.Is(c.Result.Text(), "") || truncate.IsCut(c.Result.Text()) {
+		if c.Result == nil || marker.Is(c.Result.Text(), "") || marker.IsCut(c.Result.Text()) {
 			continue
 		}
 		got, err := exec.Command(filepath.Join(bin, "ctx-recall"), "--db", db, c.ID).Output()

@@ -1,6 +1,6 @@
 // Package hook reads the payloads that Claude Code and Codex CLI send their
 // hooks on stdin and writes the answers each documents. It is pure: the
-// caller (internal/cli) reads stdin and writes stdout. Payloads are read
+// caller (internal/cli's Hook) reads stdin and writes stdout. Payloads are read
 // tolerantly: unknown fields are ignored and a field of an unexpected type
 // reads as empty, since the agents add fields from version to version.
 package hook
@@ -8,6 +8,7 @@ package hook
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,11 +36,14 @@ func ParseAgent(s string) (Agent, error) {
 	return "", fmt.Errorf("unknown agent %q (want claude-code or codex)", s)
 }
 
-// The events ctxkit's hooks handle.
+// The events ctxkit's hooks handle, by their hook_event_name.
 const (
-	PreToolUse   = "PreToolUse"
-	PostToolUse  = "PostToolUse"
-	SessionStart = "SessionStart"
+	PreToolUse  = "PreToolUse"
+	PostToolUse = "PostToolUse"
+	// PostToolUseFailure is Claude Code's event after a call that failed
+	// (PostToolUse follows only the ones that succeeded).
+	PostToolUseFailure = "PostToolUseFailure"
+	SessionStart       = "SessionStart"
 )
 
 // Payload is what an agent sends a hook. Fields the event does not carry
@@ -108,6 +112,45 @@ func (p Payload) Response(path string) (string, bool) {
 	}
 	v := gjson.Get(p.ToolResponse, path)
 	return v.Str, v.Type == gjson.String
+}
+
+// Persisted is where Claude Code kept the whole output of a Bash call
+// because it was long (over about 30,000 chars), and its size: the
+// tool_response then holds only the output's first 30,000 chars as stdout,
+// with persistedOutputPath and persistedOutputSize, and Claude Code shows
+// the model its own 2 KB preview of the file unless a hook answers without
+// those two fields (WithoutPersisted). The file holds the command's output
+// as it printed it, its last newline too, which stdout lacks. false when
+// there is none, or when the path is not where Claude Code keeps a
+// session's outputs (in the directory beside the transcript named after
+// it): a payload does not make a hook read any file it names.
+func (p Payload) Persisted() (path string, size int64, ok bool) {
+	if p.ToolResponse == "" || p.TranscriptPath == "" {
+		return "", 0, false
+	}
+	f := gjson.GetMany(p.ToolResponse, "persistedOutputPath", "persistedOutputSize")
+	if f[0].Type != gjson.String || f[1].Type != gjson.Number || f[1].Int() < 0 {
+		return "", 0, false
+	}
+	path = filepath.Clean(f[0].Str)
+	session := strings.TrimSuffix(filepath.Clean(p.TranscriptPath), ".jsonl")
+	if !filepath.IsAbs(path) || !strings.HasPrefix(path, session+string(filepath.Separator)) {
+		return "", 0, false
+	}
+	return path, f[1].Int(), true
+}
+
+// WithoutPersisted returns a tool_response without Claude Code's
+// persistedOutputPath and persistedOutputSize, so that the model gets the
+// answer's stdout instead of Claude Code's preview of the file.
+func WithoutPersisted(response string) (string, error) {
+	for _, key := range []string{"persistedOutputPath", "persistedOutputSize"} {
+		var err error
+		if response, err = sjson.Delete(response, key); err != nil {
+			return "", err
+		}
+	}
+	return response, nil
 }
 
 // IsImage reports whether Claude Code's tool_response is an image: a Bash

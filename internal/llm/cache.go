@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
 // Key is what a cached answer is kept under: the model, the caller's prompt
@@ -70,11 +72,11 @@ func OpenFileCache(path string) (*FileCache, error) {
 // DefaultCachePath is where the cache lives unless told otherwise: a file
 // in the user's cache directory (~/.cache/ctxkit/llm.jsonl on Linux).
 func DefaultCachePath() (string, error) {
-	dir, err := os.UserCacheDir()
+	dir, err := userdir.CacheDir("", "")
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "ctxkit", "llm.jsonl"), nil
+	return filepath.Join(dir, "llm.jsonl"), nil
 }
 
 // Get implements Cache.

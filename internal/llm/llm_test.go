@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
+	"github.com/ctxkit/ctxkit/internal/testkit/llmtest"
 )
 
 var ask = Request{Version: "test/1", Messages: []Message{

@@ -2,7 +2,7 @@ package loops
 
 import (
 	"errors"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -33,8 +33,8 @@ const bannerEnd = "--- the output as it was ---\n"
 func Header(s Step, handle string) string {
 	var b strings.Builder
 	line := marker.Line(tool, s.Tool+" failed")
-	if s.ExitCode != nil {
-		line += " (exit code " + strconv.Itoa(*s.ExitCode) + ")"
+	if s.ExitCode.Known() {
+		line += " (exit code " + s.ExitCode.String() + ")"
 	}
 	b.WriteString(marker.Cite(line+".", handle) + "\n")
 	if s.Error != "" {
@@ -95,7 +95,7 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 			continue
 		}
 		failed++
-		if r.HasPrefix("[ctx-") && marker.Is(r.Text(), "") {
+		if marker.OnResult(r) {
 			continue
 		}
 		todo = append(todo, r)
@@ -110,4 +110,38 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 		ctr = f.opts.Counter
 	}
 	return run.Report(ctr, textfmt.Plural(failed, "failed result", "failed results"))
+}
+
+// DenyReason tells the model what failed, how often, and what to do
+// instead. The loop holds the call about to be made as its last step. The
+// call is quoted as it was made (its white space too: a command that
+// differs in it differs), clipped. No final period: Codex adds its own text
+// after the reason.
+func DenyReason(l Loop, next Step) string {
+	before := textfmt.Int(len(l.Steps) - 1)
+	what := next.Tool
+	if next.What != "" {
+		what += " (" + textfmt.Clip(next.What, 200) + ")"
+	}
+	errText := ""
+	if l.Error != "" {
+		errText = ", each time with: " + textfmt.Clip(l.Error, 200)
+	}
+	var b strings.Builder
+	// The first line is the marker the transcript will hold as the call's
+	// result, with nothing of the call in it (a command could read as
+	// "call ID" to the other filters); what failed follows on the next.
+	b.WriteString(marker.Line(tool, "Call not run: it would repeat an error loop.") + "\n")
+	switch l.Kind {
+	case Repeat:
+		fmt.Fprintf(&b, "%s has already failed %s times with these arguments and no successful edit or write in between%s. ", what, before, errText)
+		b.WriteString("Running it unchanged will fail the same way. Read the error, change the code, the input or the command first, or try another approach")
+	case SameError:
+		fmt.Fprintf(&b, "%s %s calls with different arguments have already failed with the same error and no successful edit or write in between%s; this call, %s, repeats one of them. ", before, l.Tool, errText, what)
+		b.WriteString("Changing the arguments has not helped: look for the cause elsewhere (re-read the file, check the path, the environment or the assumption behind the call) before trying again")
+	default:
+		fmt.Fprintf(&b, "%s would go round a cycle of %d calls (%s) that has already come round with the same failures%s. ", what, l.Period, l.Tool, errText)
+		b.WriteString("Going round again will not help: stop, say what is failing and why, and take a different approach")
+	}
+	return b.String()
 }

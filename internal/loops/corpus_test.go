@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // TestCorpus checks every loop found in the real transcripts against its
@@ -19,10 +19,7 @@ func TestCorpus(t *testing.T) {
 	d := detector(t)
 	for _, path := range testutil.CorpusFiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			tr, ok := load(t, path)
-			if !ok {
-				t.Skip("not a format the model reads yet")
-			}
+			tr := load(t, path)
 			steps := Steps(tr, tr.Cwd)
 			for _, l := range d.Find(steps) {
 				checkLoop(t, steps, l)
@@ -33,13 +30,17 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
-func load(t *testing.T, path string) (*transcript.Transcript, bool) {
+// load parses a corpus file: every one is a transcript the model reads.
+func load(t *testing.T, path string) *transcript.Transcript {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr, err := transcript.Parse(data, transcript.Options{})
-	return tr, err == nil
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return tr
 }
 
 // checkLoop checks a loop against its definition.
@@ -96,7 +97,7 @@ func checkLoop(t *testing.T, steps []Step, l Loop) {
 // cites it; a second run changes nothing.
 func checkBanner(t *testing.T, path string, opts BannerOptions) {
 	t.Helper()
-	tr, _ := load(t, path)
+	tr := load(t, path)
 	in := tr.Bytes()
 	before := make([]string, len(tr.Results))
 	for i, r := range tr.Results {

@@ -17,8 +17,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -91,9 +89,9 @@ type Step struct {
 	// Error is the first line of a failed call's output that says what went
 	// wrong, clipped; ErrorHash fingerprints the whole output, for telling
 	// equal errors apart from different ones.
-	Error     string `json:"error,omitempty"`
-	ErrorHash string `json:"error_hash,omitempty"`
-	ExitCode  *int   `json:"exit_code,omitempty"`
+	Error     string       `json:"error,omitempty"`
+	ErrorHash string       `json:"error_hash,omitempty"`
+	ExitCode  outcome.Code `json:"exit_code,omitzero"`
 	// Progress marks a successful edit or write: the agent changed
 	// something, so a call that failed before may not fail again.
 	Progress bool           `json:"progress,omitempty"`
@@ -115,7 +113,7 @@ const shellKey = "shell:"
 // arguments (JSON text), classified by table, without its outcome yet (see
 // Done), and its kind.
 func HookStep(table *tools.Table, id, name, input, cwd string) (Step, tools.Kind) {
-	kind, args := table.Classify(name, parseInput(input))
+	kind, args := table.Decode(name, input, false)
 	return Step{CallID: id, Tool: name, Key: keyOf(name, input, args), What: What(name, input, args, cwd)}, kind
 }
 
@@ -129,15 +127,6 @@ func What(name, input string, args tools.Args, cwd string) string {
 		return textfmt.Clip(args.Target(cwd), 200)
 	}
 	return textfmt.Clip(tools.Canonical(input, false), 120)
-}
-
-// parseInput reads arguments for Classify; arguments that are not JSON
-// classify by the tool's name alone, as the transcript's parser does.
-func parseInput(input string) gjson.Result {
-	if gjson.Valid(input) {
-		return gjson.Parse(input)
-	}
-	return gjson.Result{}
 }
 
 func keyOf(name, input string, args tools.Args) string {
@@ -192,26 +181,19 @@ func AddStep(steps []Step, c *transcript.Call, cwd string) []Step {
 func NewStep(c *transcript.Call, cwd string) Step {
 	r := c.Result
 	s := Step{CallID: c.ID, Tool: c.Name, Key: keyOf(c.Name, c.Input, c.Args), What: What(c.Name, c.Input, c.Args, cwd), Pos: c.Message.Pos}
-	var code *int
-	if r.HasExitCode {
-		code = &r.ExitCode
-	}
-	s.Done(c.Kind, r.Failed(), r.Text(), code)
+	s.Done(c.Kind, r.Failed(), r.Text(), r.ExitCode)
 	return s
 }
 
 // Done sets the step's outcome: failed, with the output and the exit code
 // where known, or succeeded, which is progress for an edit or a write.
-func (s *Step) Done(kind tools.Kind, failed bool, output string, exitCode *int) {
+func (s *Step) Done(kind tools.Kind, failed bool, output string, exitCode outcome.Code) {
 	s.Failed, s.Progress = failed, !failed && (kind == tools.Edit || kind == tools.Write)
-	s.Error, s.ErrorHash, s.ExitCode = "", "", nil
+	s.Error, s.ErrorHash, s.ExitCode = "", "", outcome.Code{}
 	if !failed {
 		return
 	}
-	if exitCode != nil {
-		code := *exitCode
-		s.ExitCode = &code
-	}
+	s.ExitCode = exitCode
 	body := strings.TrimSpace(outcome.Body(output))
 	if onlyExitStatus(body) {
 		return // a grep that found nothing: no error text to compare

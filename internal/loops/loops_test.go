@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -226,9 +227,9 @@ func TestDone(t *testing.T) {
 	codex := "Chunk ID: 10bba6\nWall time: 0.0123 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: a.txt: No such file or directory\n"
 	codex2 := strings.Replace(strings.Replace(codex, "10bba6", "77aa01", 1), "0.0123", "0.0456", 1)
 	var a, b, c Step
-	a.Done(tools.Shell, true, codex, nil)
-	b.Done(tools.Shell, true, codex2, nil)
-	c.Done(tools.Shell, true, strings.Replace(codex, "a.txt", "b.txt", 2), nil)
+	a.Done(tools.Shell, true, codex, outcome.Code{})
+	b.Done(tools.Shell, true, codex2, outcome.Code{})
+	c.Done(tools.Shell, true, strings.Replace(codex, "a.txt", "b.txt", 2), outcome.Code{})
 	if a.ErrorHash != b.ErrorHash || a.Error != "cat: a.txt: No such file or directory" {
 		t.Errorf("two runs: %q %s, %q %s", a.Error, a.ErrorHash, b.Error, b.ErrorHash)
 	}
@@ -237,13 +238,13 @@ func TestDone(t *testing.T) {
 	}
 	for _, silent := range []string{"Exit code 1", "<returncode>1</returncode>\n<output>\n</output>", ""} {
 		var g Step
-		g.Done(tools.Shell, true, silent, nil)
+		g.Done(tools.Shell, true, silent, outcome.Code{})
 		if !g.Failed || g.Error != "" || g.ErrorHash != "" {
 			t.Errorf("%q: a failure with no error text gave %q", silent, g.Error)
 		}
 	}
 	var e Step
-	e.Done(tools.Edit, false, "The file a.go has been updated.", nil)
+	e.Done(tools.Edit, false, "The file a.go has been updated.", outcome.Code{})
 	if !e.Progress || e.Failed || e.Error != "" {
 		t.Errorf("a successful edit: %+v", e)
 	}

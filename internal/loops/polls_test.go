@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // rollout is a Codex rollout of long commands (each with its session id)
@@ -70,7 +71,7 @@ func TestPollsArePartOfTheirCommand(t *testing.T) {
 			t.Errorf("%s: %d steps, want one a command", c.name, len(steps))
 		}
 		for i, s := range steps {
-			if !strings.HasPrefix(s.CallID, "call_start") || !s.Failed || s.ExitCode == nil || *s.ExitCode != 1 || s.Error == "" {
+			if !strings.HasPrefix(s.CallID, "call_start") || !s.Failed || s.ExitCode != outcome.ExitCode(1) || s.Error == "" {
 				t.Errorf("%s: step %d %+v, want the command started, failed as its last poll says", c.name, i, s)
 			}
 		}

@@ -13,17 +13,21 @@
 package marker
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/lazyre"
+
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
+// Prefix starts every marker.
+const Prefix = "[ctx-"
+
 // Line returns the marker line "[ctx-NAME] text".
 func Line(tool, text string) string {
-	return "[ctx-" + tool + "] " + text
+	return Prefix + tool + "] " + text
 }
 
 // LineWith returns the marker line "[ctx-NAME, NOTE] text", whose note says
@@ -36,14 +40,14 @@ func LineWith(tool, note, text string) string {
 		}
 		return r
 	}, note)
-	return "[ctx-" + tool + ", " + note + "] " + text
+	return Prefix + tool + ", " + note + "] " + text
 }
 
 // Parse reports whether text starts with a marker, and which tool wrote it
 // ("dedupe" for "[ctx-dedupe]" and "summarize" for "[ctx-summarize, model
 // M]") and the rest of the marker's line.
 func Parse(text string) (tool, line string, ok bool) {
-	rest, ok := strings.CutPrefix(text, "[ctx-")
+	rest, ok := strings.CutPrefix(text, Prefix)
 	if !ok {
 		return "", "", false
 	}
@@ -67,6 +71,13 @@ func Parse(text string) (tool, line string, ok bool) {
 func Is(text, tool string) bool {
 	t, _, ok := Parse(text)
 	return ok && (tool == "" || t == tool)
+}
+
+// OnResult reports whether a result's text starts with a marker: a filter
+// replaced it. The check of its first bytes spares decoding every other
+// result's text.
+func OnResult(r *transcript.Result) bool {
+	return r.HasPrefix(Prefix) && Is(r.Text(), "")
 }
 
 var refPattern = lazyre.New(`\bcall ([A-Za-z0-9_\-.:]+[A-Za-z0-9_])`)
@@ -93,7 +104,7 @@ func Referenced(t *transcript.Transcript) map[string]bool {
 	for _, r := range t.Results {
 		// Only marker results can point; the prefix check avoids decoding
 		// every other result's text.
-		if r.HasPrefix("[ctx-") {
+		if r.HasPrefix(Prefix) {
 			for _, id := range Refs(r.Text()) {
 				refs[id] = true
 			}
@@ -217,4 +228,22 @@ func Cited(line string) string {
 		return ""
 	}
 	return m[1]
+}
+
+// CitedIn returns the handle that a replaced result's text cites
+// (Cite), or "": on the first marker line of the text (a cut's is
+// after its head), or on the line after a marker line that ends with a
+// colon, where ctx-summarize moves a target that reads as a pointer.
+func CitedIn(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if !Is(l, "") {
+			continue
+		}
+		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
+			l = lines[i+1]
+		}
+		return Cited(l)
+	}
+	return ""
 }

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 func TestParse(t *testing.T) {
@@ -148,6 +148,22 @@ func TestCite(t *testing.T) {
 	} {
 		if h := Cited(s); h != "" {
 			t.Errorf("Cited(%q) = %q, want none", s, h)
+		}
+	}
+}
+
+func TestCitedIn(t *testing.T) {
+	const cite = "; full output: ctx-recall h1 (or memory_query id=h1)."
+	cases := map[string]string{
+		"[ctx-dedupe] Re-read of a.go: identical to the result of call c1 above; content not repeated here" + cite:                           "h1",
+		"[ctx-summarize] Bash:\nBash `echo call c1`: ok; 40 lines (120 chars)" + cite + "\nlast":                                             "h1",
+		"head\nmore\n[ctx-truncate] 900 chars, 90 lines; 800 chars (80 lines) cut here; kept the first 2 and last 1 lines" + cite + "\ntail": "h1",
+		"[ctx-dedupe] Re-read of a.go: identical to the result of call c1 above; content not repeated here.":                                 "",
+		"an output that ends" + cite: "",
+	}
+	for text, want := range cases {
+		if got := CitedIn(text); got != want {
+			t.Errorf("CitedIn(%q) = %q, want %q", text, got, want)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/recall"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
 // archived stores outputs in a new archive, as the results of calls

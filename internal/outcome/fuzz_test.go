@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 // FuzzReadLines: any output gives lines that are in it, in order, and a

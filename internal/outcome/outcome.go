@@ -8,8 +8,8 @@
 //
 //	o := outcome.Read(text, outcome.Hint{IsError: isError})
 //	o.Failed, o.Reason        // true, "exit code 2"
-//	o.ExitCode, o.HasExitCode // 2, true
-//	o.Message(text)           // "failed (exit 2): sed: can't read x.go: No such file or directory"
+//	o.ExitCode.Get()          // 2, true
+//	o.Message(text)           // "failed, exit 2: sed: can't read x.go: No such file or directory"
 //
 //	for l := range outcome.Lines(text) { … l.N, l.Text, l.Kind, l.Kind.IsError() … }
 //	outcome.Classify("npm ERR! missing script: test") // Error, true
@@ -40,10 +40,9 @@ type Hint struct {
 	IsError bool
 	// ExitCode is an exit code the format gives apart from the text (Codex's
 	// metadata.exit_code and exec_command_end events, mini-swe-agent's
-	// extra.returncode), when HasExitCode. An output taken while its
-	// command still ran (Session) has none of its own: it is left out.
-	ExitCode    int
-	HasExitCode bool
+	// extra.returncode). An output taken while its command still ran
+	// (Session) has none of its own: it is left out.
+	ExitCode Code
 }
 
 // Outcome is how a call ended, as its output and the format tell.
@@ -52,12 +51,11 @@ type Outcome struct {
 	// Reason says why it failed: "exit code 2", "is_error", or "starts with
 	// Error:"; "" when it did not.
 	Reason string
-	// ExitCode is the command's exit status, when HasExitCode: from the
-	// Hint, else from the output's wording (Claude Code's "Exit code 2" first
-	// line, mini-swe-agent's <returncode>2</returncode>, Codex's "Process
-	// exited with code 2" or "Exit code: 2" header line).
-	ExitCode    int
-	HasExitCode bool
+	// ExitCode is the command's exit status: from the Hint, else from the
+	// output's wording (Claude Code's "Exit code 2" first line,
+	// mini-swe-agent's <returncode>2</returncode>, Codex's "Process exited
+	// with code 2" or "Exit code: 2" header line).
+	ExitCode Code
 	// Session is the id of a command still running when the output was
 	// taken, whose later output another call fetches (Codex's unified exec:
 	// "Process running with session ID 48230"); 0 when there is none.
@@ -89,20 +87,20 @@ func ReadEnds(head, tail string, h Hint) Outcome {
 		// An output taken while its command ran has no exit code: the
 		// format's (Codex's exec_command_end) is the command's, which a
 		// later call's output shows.
-		o.ExitCode, o.HasExitCode = h.ExitCode, h.HasExitCode
+		o.ExitCode = h.ExitCode
 		if !hasCode {
 			code, hasCode = readTail(tail)
 		}
 	}
-	if !o.HasExitCode {
-		o.ExitCode, o.HasExitCode = code, hasCode
+	if !o.ExitCode.Known() && hasCode {
+		o.ExitCode = ExitCode(code)
 	}
 	switch {
-	case o.HasExitCode && o.ExitCode != 0:
-		o.Failed, o.Reason = true, "exit code "+strconv.Itoa(o.ExitCode)
+	case o.ExitCode.Nonzero():
+		o.Failed, o.Reason = true, "exit code "+o.ExitCode.String()
 	case h.IsError:
 		o.Failed, o.Reason = true, "is_error"
-	case !o.HasExitCode && startsWithError(head):
+	case !o.ExitCode.Known() && startsWithError(head):
 		o.Failed, o.Reason = true, "starts with Error:"
 	}
 	return o
@@ -263,7 +261,7 @@ func leadingInt(s string) (int, string, bool) {
 }
 
 // Message is one line that says how a failed call failed, for a report:
-// "failed (exit 2): sed: can't read x.go: No such file or directory", the
+// "failed, exit 2: sed: can't read x.go: No such file or directory", the
 // first error line of what the tool printed, or its first line. "" when the
 // call did not fail.
 func (o Outcome) Message(text string) string {
@@ -271,11 +269,11 @@ func (o Outcome) Message(text string) string {
 		return ""
 	}
 	line := ErrorLine(text)
-	if o.HasExitCode && o.ExitCode != 0 {
+	if o.ExitCode.Nonzero() {
 		if line == "" {
-			return "failed (exit " + strconv.Itoa(o.ExitCode) + ")"
+			return Status(true, o.ExitCode)
 		}
-		return "failed (exit " + strconv.Itoa(o.ExitCode) + "): " + line
+		return Status(true, o.ExitCode) + ": " + line
 	}
 	if line == "" {
 		return "failed"

@@ -1,9 +1,10 @@
 package outcome
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 )
 
 // The shapes in which read tools print a file.
@@ -132,13 +133,16 @@ func stripReminders(text string) (string, bool) {
 
 // ReadLines returns the lines of the file that a read's output shows,
 // without the line numbers the tool put before them and without a format's
-// wrapper, str_replace_editor's header or Claude Code's notes; first is the
-// number of the first line when the output numbers its lines, 0 when it
-// does not (the call's arguments then say where it starts). A last line
-// ending in a newline does not start another line. ctx-dedupe compares the
-// lines of two reads, whatever tool made them, to find a read whose lines
-// an earlier one already showed.
+// wrapper, str_replace_editor's header, Claude Code's notes or SWE-agent's
+// viewer's frame; first is the number of the first line when the output
+// numbers its lines, 0 when it does not (the call's arguments then say
+// where it starts). A last line ending in a newline does not start another
+// line. ctx-dedupe compares the lines of two reads, whatever tool made
+// them, to find a read whose lines an earlier one already showed.
 func ReadLines(text string) (lines []string, first int) {
+	if w, ok := ParseWindow(text); ok {
+		return w.Lines, w.First
+	}
 	body := catHeader.ReplaceAllString(Body(text), "")
 	if n, ok := SplitNumbered(body); ok && len(n.Head) == 0 && (len(n.Tail) == 0 || len(n.Tail) == 1 && n.Tail[0] == "") {
 		return strings.Split(n.Body, "\n"), n.Start
@@ -148,4 +152,83 @@ func ReadLines(text string) (lines []string, first int) {
 		return nil, 0
 	}
 	return strings.Split(body, "\n"), 0
+}
+
+// SWE-agent's file viewer (open, goto, scroll, and its edits) prints a
+// window of the file, its lines numbered: "[File: PATH (N lines total)]",
+// then "N:text" lines.
+
+// Window is what an observation of SWE-agent's file viewer shows: the
+// file, its length, and the lines in its window.
+type Window struct {
+	Path        string
+	Total       int      // the file's lines
+	First, Last int      // the lines shown, 1-based, inclusive
+	Lines       []string // their text, without the numbers
+}
+
+// Content is the text of the lines shown, each with its newline.
+func (w Window) Content() string {
+	if len(w.Lines) == 0 {
+		return ""
+	}
+	return strings.Join(w.Lines, "\n") + "\n"
+}
+
+// Whole reports whether the window shows every line of the file.
+func (w Window) Whole() bool { return w.First <= 1 && w.Last >= w.Total }
+
+var fileHeader = lazyre.New(`(?m)^\[File: (.+) \((\d+) lines total\)\]\r?$`)
+
+// ParseWindow finds the window in an observation: the "[File: PATH (N lines
+// total)]" line, then the numbered lines that count up from it; false when
+// there is none.
+func ParseWindow(observation string) (Window, bool) {
+	if !strings.Contains(observation, "[File: ") {
+		return Window{}, false // most outputs: spare them the regexp
+	}
+	m := fileHeader.FindStringSubmatchIndex(observation)
+	if m == nil {
+		return Window{}, false
+	}
+	total, _ := strconv.Atoi(observation[m[4]:m[5]])
+	w := Window{Path: observation[m[2]:m[3]], Total: total}
+	lines := strings.Split(observation[m[1]:], "\n")
+	for _, line := range lines[1:] { // lines[0] is the header's end
+		line = strings.TrimSuffix(line, "\r")
+		if w.Last == 0 && strings.HasPrefix(line, "(") && strings.HasSuffix(line, " more lines above)") {
+			continue
+		}
+		num, text, ok := strings.Cut(line, ":")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n < 1 || w.Last > 0 && n != w.Last+1 {
+			break
+		}
+		if w.Last == 0 {
+			w.First = n
+		}
+		w.Last = n
+		w.Lines = append(w.Lines, text)
+	}
+	return w, w.Last > 0 || total == 0
+}
+
+var stateLine = lazyre.New(`(?m)^\((Open file|Current directory): (.*)\)\r?$`)
+
+// ObservationState reads the state SWE-agent's older versions print after
+// an observation: "(Open file: PATH)", "" for "n/a", and whether it is
+// there; "(Current directory: DIR)", "" when it is not.
+func ObservationState(observation string) (openFile string, printed bool, dir string) {
+	for _, m := range stateLine.FindAllStringSubmatch(observation, -1) {
+		v := m[2]
+		if v == "n/a" {
+			v = ""
+		}
+		if m[1] == "Open file" {
+			openFile, printed = v, true
+		} else {
+			dir = v
+		}
+	}
+	return openFile, printed, dir
 }

@@ -1,9 +1,10 @@
 package outcome
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/lazyre"
 
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )

@@ -3,7 +3,7 @@ package playbook
 import (
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	weakref "weak"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )

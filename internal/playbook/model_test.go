@@ -18,7 +18,7 @@ func TestPrompt(t *testing.T) {
 		t.Fatal("no prompt for a session of three calls")
 	}
 	for _, want := range []string{
-		"call_01 | read bash | conf/app.yaml | failed (exit 1): cat: conf/app.yaml: No such file or directory\n",
+		"call_01 | read bash | conf/app.yaml | failed, exit 1: cat: conf/app.yaml: No such file or directory\n",
 		"call_02 | list bash | conf | ok\n",
 		"[fil-00001] Read a file before editing it. (helpful 0, harmful 0)\n",
 	} {

@@ -9,7 +9,7 @@
 // parsed transcript, the playbook's operations (Learn, Add, Tag, Prune,
 // Merge) change a Playbook in memory, and Render writes it for a system
 // prompt. Reading and writing the playbook file, and locking it, is the
-// caller's (internal/cli).
+// caller's (ctx-playbook, internal/commands/playbookcmd).
 package playbook
 
 import (

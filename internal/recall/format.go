@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
@@ -59,13 +60,8 @@ func count(p archive.Page) string {
 }
 
 func status(r archive.Record) string {
-	switch {
-	case r.ExitCode != nil && r.Failed:
-		return "failed, exit " + textfmt.Int(*r.ExitCode)
-	case r.ExitCode != nil:
-		return "exit " + textfmt.Int(*r.ExitCode)
-	case r.Failed:
-		return "failed"
+	if s := outcome.Status(r.Failed, r.ExitCode); s != "" {
+		return s
 	}
 	return "ok"
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 )
 
 func TestCheck(t *testing.T) {
@@ -88,9 +89,9 @@ func TestLinesOutput(t *testing.T) {
 }
 
 func TestWrite(t *testing.T) {
-	when, exit := "2025-06-01T10:00:00Z", 1
+	when := "2025-06-01T10:00:00Z"
 	p := archive.Page{Total: 12, Records: []archive.Record{
-		{ID: "toolu_01AB", Tool: "Bash", Target: "go test ./...\n  -run X", Time: &when, Failed: true, ExitCode: &exit, Lines: 1234, Tokens: 45678, Snippet: "--- **FAIL**: TestX"},
+		{ID: "toolu_01AB", Tool: "Bash", Target: "go test ./...\n  -run X", Time: &when, Failed: true, ExitCode: outcome.ExitCode(1), Lines: 1234, Tokens: 45678, Snippet: "--- **FAIL**: TestX"},
 		{ID: "ctx_0123456789ab", Tool: "read_file", Target: "a\x1b[2J\x00.go", Lines: 3, Tokens: 12},
 	}}
 	var b bytes.Buffer

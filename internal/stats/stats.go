@@ -6,6 +6,7 @@
 package stats
 
 import (
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -88,6 +89,22 @@ func (t Tally) Tokens() int {
 	return n
 }
 
+// Message is one message's tokens: its blocks, its calls' arguments and
+// its results.
+func (t Tally) Message(m *transcript.Message) int {
+	n := 0
+	for _, b := range t.Blocks[m.Index] {
+		n += b
+	}
+	for _, c := range m.Calls {
+		n += t.Calls[c.Index]
+	}
+	for _, r := range m.Results {
+		n += t.Results[r.Index]
+	}
+	return n
+}
+
 // ToolOutput is the tokens of the tool results.
 func (t Tally) ToolOutput() int {
 	n := 0
@@ -116,6 +133,9 @@ type Report struct {
 	// archive keeps so that the markers' handles give it back.
 	Replaced []Replaced
 }
+
+// Stats is the report itself: a Report is a filter.Report.
+func (r Report) Stats() Report { return r }
 
 // Replaced is a result a filter replaced, and the text it had before; or
 // the result of a call whose arguments it replaced (SetInput), and the
@@ -216,6 +236,34 @@ func (r *Run) SetMirror(res *transcript.Result, i int, text, handle string) {
 		r.mirrors = append(r.mirrors, Replaced{Result: res, Before: m.Text, Mirror: m.Field, Handle: handle})
 	}
 	r.t.SetMirror(res, i, text)
+}
+
+// Summarize replaces a result's text with text, a summary whose marker
+// cites the result's handle by h (nil without an archive), and the copies
+// of the output beside the result (mirrors), unless keepMirrors: the first
+// gets the summary too, citing the copy's own handle (h.Mirror), the
+// others are emptied. With an archive, the copies of a result that has no
+// handle are left: their marker could not say where their text is.
+func (r *Run) Summarize(res *transcript.Result, text string, h marker.Handles, keepMirrors bool) {
+	var mirrors []transcript.Mirror
+	var handle, first string // the result's handle, the first copy's
+	if !keepMirrors && res.NumMirrors() > 0 {
+		// Before the result changes: a copy's handle compares its text
+		// with the result's.
+		mirrors, handle = res.Mirrors(), h.Of(r.t, res)
+		first = h.Mirror(r.t, res, mirrors[0])
+		if handle == "" && h != nil {
+			mirrors = nil
+		}
+	}
+	r.SetText(res, text)
+	for i := range mirrors {
+		if i == 0 {
+			r.SetMirror(res, i, marker.Recite(text, handle, first), first)
+		} else {
+			r.SetMirror(res, i, "", "")
+		}
+	}
 }
 
 // Report ends the run: the results changed of the results seen, with the

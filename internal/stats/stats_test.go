@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 func TestReportString(t *testing.T) {

@@ -145,7 +145,7 @@ func (f *Filter) runBudget(t *transcript.Transcript) Report {
 		}
 	}
 	for _, p := range plans {
-		f.replace(t, run, p)
+		f.replace(run, p)
 	}
 	for _, c := range t.Calls { // in order, for a deterministic report
 		if in, ok := b.inputs[c]; ok {
@@ -168,7 +168,7 @@ func (f *Filter) runBudget(t *transcript.Transcript) Report {
 	if f.opts.Measure {
 		ctr = f.ctr
 	}
-	rep.Stats = run.Report(ctr, detail)
+	rep.stats = run.Report(ctr, detail)
 	return rep
 }
 
@@ -334,8 +334,8 @@ func (b *budget) editRuns(tl stats.Tally) bool {
 		r := c.Result
 		if c.Index == 0 || r == nil || c.Kind != tools.Edit && c.Kind != tools.Write || c.Args.Command != "" ||
 			r.Failed() || b.loop.Edits[c] || r.Index >= b.recent || b.refs[r.CallID] || !c.CanSetInput() ||
-			tools.IsStub(c.Input) || r.HasPrefix("[ctx-") && marker.Is(r.Text(), "") {
-			continue // the transcript's first call opens the session: its key (archive.SessionKey) stays
+			tools.IsStub(c.Input) || marker.OnResult(r) {
+			continue // the transcript's first call opens the session: its key (marker.SessionKey) stays
 		}
 		file := c.Args.File(t.Cwd)
 		if file == "" {

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // TestBudgetGuarantees runs budgets over every fixture and corpus file: the
@@ -56,7 +56,7 @@ func TestBudgetGuarantees(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					rep = f.Run(tr)
+					rep = f.Apply(tr)
 					return tr.Bytes(), nil
 				})
 				// Check's last run is on the input: rep is the first run's.
@@ -185,7 +185,7 @@ func TestBudgetLadder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := f.Run(tr)
+		rep := f.Apply(tr)
 		got := map[string]string{}
 		for _, e := range rep.Changes {
 			got[e.CallID] = e.Step
@@ -304,7 +304,7 @@ func TestBudgetTwice(t *testing.T) {
 				}
 				run := func(in []byte) []byte {
 					tr := transcripttest.Parse(t, in)
-					f.Run(tr)
+					f.Apply(tr)
 					return tr.Bytes()
 				}
 				once := run(in)

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
 )
 
 // TestCitesHandle: with an archive, every summary cites the handle of the
@@ -39,7 +39,7 @@ func TestCitesHandle(t *testing.T) {
 			if c.answers {
 				f = f.WithAnswers(answer(tr, f, "Ran the store's tests: TestExpire fails at store_test.go:88.", nil))
 			}
-			rep := f.Run(tr)
+			rep := f.Apply(tr)
 			if rep.Summarized < 4 {
 				t.Fatalf("%d summarized; the test needs more", rep.Summarized)
 			}
@@ -54,7 +54,7 @@ func TestCitesHandle(t *testing.T) {
 					continue
 				}
 				got := r.Text()
-				if h := invariant.Cited(got); h != invariant.Handles(tr, r) {
+				if h := marker.CitedIn(got); h != invariant.Handles(tr, r) {
 					t.Errorf("%s cites %q, want %q:\n%s", e.CallID, h, invariant.Handles(tr, r), got)
 				}
 				if len(marker.Refs(got)) > 0 {
@@ -71,7 +71,7 @@ func TestCitesHandle(t *testing.T) {
 			if first, second, _ := strings.Cut(split, "\n"); first != "[ctx-summarize] bash:" || !strings.HasSuffix(strings.SplitN(second, "\n", 2)[0], strings.ReplaceAll(cite, "%d", "6")) {
 				t.Errorf("the moved target's summary: %q", split)
 			}
-			if again := transcriptOf(t, tr); f.Run(again).Summarized != 0 || again.Changed() {
+			if again := transcriptOf(t, tr); f.Apply(again).Summarized != 0 || again.Changed() {
 				t.Error("a second run changed the output")
 			}
 		})

@@ -4,13 +4,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // configs are the options every fixture and corpus file is run with: the
@@ -28,6 +28,7 @@ var configs = []struct {
 	{"clear", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, ProtectTurns: 1, KeepMirrors: true}},
 	{"archived", tokens.Approx, Options{Mode: ModeSummary, ProtectTokens: 2000, Handle: invariant.Handles}},
 	{"clear-archived", tokens.Approx, Options{Mode: ModeClear, KeepRecent: 3, Handle: invariant.Handles}},
+	{"loop", tokens.Approx, Options{Mode: ModeSummary, Loop: 3}},
 }
 
 // inputs are the fixtures and, where it is present, the corpus.
@@ -69,7 +70,7 @@ func TestInvariants(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					rep = f.Run(tr)
+					rep = f.Apply(tr)
 					return tr.Bytes(), nil
 				})
 				checkChanges(t, in, out, cfg.opts)

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -81,7 +79,7 @@ func FuzzSummarize(f *testing.F) {
 	table := tools.NewTable(nil)
 	ctr, _ := tokens.New(tokens.Approx)
 	f.Fuzz(func(t *testing.T, text, tool, input string) {
-		kind, args := table.Classify(tool, parseInput(input))
+		kind, args := table.Decode(tool, input, false)
 		c := &transcript.Call{Name: tool, Kind: kind, Args: args, Result: &transcript.Result{}}
 		for _, s := range []Summarizer{Rules{Cwd: "/r"}, Clear{Cwd: "/r", Counter: ctr}} {
 			got, ok := s.Summarize(c, text)
@@ -98,15 +96,6 @@ func FuzzSummarize(f *testing.F) {
 	})
 }
 
-// parseInput reads tool arguments as the transcript parser does: invalid
-// JSON classifies by the tool's name alone.
-func parseInput(input string) gjson.Result {
-	if !gjson.Valid(input) {
-		return gjson.Result{}
-	}
-	return gjson.Parse(input)
-}
-
 // FuzzModelSummary: whatever a model answers, and whatever its name, its
 // summary is a [ctx-summarize] marker that points nowhere and keeps every
 // fact, error line and path of the rules' summary.
@@ -116,7 +105,7 @@ func FuzzModelSummary(f *testing.F) {
 	f.Add(seeds[0], `{"command":"git status"}`, "", "")
 	table := tools.NewTable(nil)
 	f.Fuzz(func(t *testing.T, text, input, answer, model string) {
-		kind, args := table.Classify("Bash", parseInput(input))
+		kind, args := table.Decode("Bash", input, false)
 		c := &transcript.Call{Name: "Bash", Kind: kind, Args: args, Result: &transcript.Result{}}
 		_, o, ok := Rules{Cwd: "/r"}.summarize(c, text)
 		if !ok {

@@ -9,7 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 

@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
 	"github.com/ctxkit/ctxkit/internal/llm"
-	"github.com/ctxkit/ctxkit/internal/llm/llmtest"
 	"github.com/ctxkit/ctxkit/internal/parallel"
 	"github.com/ctxkit/ctxkit/internal/stats"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/llmtest"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // The tests of this file run summaries by a model end to end, as
@@ -70,7 +70,7 @@ func withModel(f *Filter, c *llm.Client, rep *Report) invariant.Filter {
 				a.Text[p.Result.Index] = texts[i]
 			}
 		}
-		*rep = f.WithAnswers(a).Run(tr)
+		*rep = f.WithAnswers(a).Apply(tr)
 		return tr.Bytes(), nil
 	}
 }
@@ -367,7 +367,7 @@ func TestModelBudget(t *testing.T) {
 				// Where the rules fit, so does the model (the ladder stops as
 				// soon as it fits: with shorter summaries, maybe sooner and
 				// larger); where they cannot, the model gets no larger.
-				rules := f.Run(transcripttest.Parse(t, in)).Budget
+				rules := f.Apply(transcripttest.Parse(t, in)).Budget
 				if m := rep.Budget; rules.Fits && !m.Fits || !rules.Fits && m.After > rules.After {
 					t.Errorf("with the model: %d tokens, fits %v; with the rules alone: %d, fits %v", m.After, m.Fits, rules.After, rules.Fits)
 				}

@@ -1,7 +1,6 @@
 package summarize
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -328,19 +327,4 @@ func (r ModelReport) String() string {
 
 // FallbackList names the fallbacks by count, the most first: "2 timeout,
 // 1 not shorter".
-func (r ModelReport) FallbackList() string {
-	why := make([]string, 0, len(r.Fallbacks))
-	for k := range r.Fallbacks {
-		why = append(why, k)
-	}
-	sort.Slice(why, func(i, j int) bool {
-		if a, b := r.Fallbacks[why[i]], r.Fallbacks[why[j]]; a != b {
-			return a > b
-		}
-		return why[i] < why[j]
-	})
-	for i, k := range why {
-		why[i] = textfmt.Int(r.Fallbacks[k]) + " " + k
-	}
-	return strings.Join(why, ", ")
-}
+func (r ModelReport) FallbackList() string { return textfmt.Counts(r.Fallbacks) }

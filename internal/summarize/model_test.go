@@ -122,11 +122,11 @@ func answer(tr *transcript.Transcript, f *Filter, text string, failed map[string
 func TestWithAnswers(t *testing.T) {
 	f := newFilter(t, modelOpts())
 	rules := modelSession().parse(t)
-	rulesRep := f.Run(rules)
+	rulesRep := f.Apply(rules)
 
 	tr := modelSession().parse(t)
 	a := answer(tr, f, "Ran the store's tests: TestExpire fails at store_test.go:88.", map[string]string{"c4": "timeout"})
-	rep := f.WithAnswers(a).Run(tr)
+	rep := f.WithAnswers(a).Apply(tr)
 
 	if rep.Summarized != rulesRep.Summarized || rep.Kept != rulesRep.Kept {
 		t.Errorf("with answers: %d summarized, kept %+v; with rules: %d, %+v", rep.Summarized, rep.Kept, rulesRep.Summarized, rulesRep.Kept)
@@ -164,7 +164,7 @@ func TestWithAnswers(t *testing.T) {
 	// Applying the output again changes nothing: the model's summaries are
 	// markers.
 	again := transcriptOf(t, tr)
-	if r := f.WithAnswers(&Answers{Model: "tiny:1b"}).Run(again); r.Summarized != 0 || again.Changed() {
+	if r := f.WithAnswers(&Answers{Model: "tiny:1b"}).Apply(again); r.Summarized != 0 || again.Changed() {
 		t.Errorf("a second run summarized %d", r.Summarized)
 	}
 }
@@ -174,7 +174,7 @@ func TestWithAnswers(t *testing.T) {
 func TestAnswerNotShorter(t *testing.T) {
 	f := newFilter(t, modelOpts())
 	tr := modelSession().parse(t)
-	rep := f.WithAnswers(answer(tr, f, strings.Repeat("The tests ran and printed many lines. ", 60), nil)).Run(tr)
+	rep := f.WithAnswers(answer(tr, f, strings.Repeat("The tests ran and printed many lines. ", 60), nil)).Apply(tr)
 	if rep.Model.Summaries != 0 || rep.Model.Fallbacks["not shorter"] != 3 {
 		t.Errorf("report %+v", rep.Model)
 	}

@@ -62,12 +62,8 @@ func (o output) status() string {
 	switch {
 	case r == nil:
 		return ""
-	case r.Failed() && r.HasExitCode:
-		return "failed, exit " + strconv.Itoa(r.ExitCode)
-	case r.Failed():
-		return "failed"
-	case r.HasExitCode:
-		return "exit " + strconv.Itoa(r.ExitCode)
+	case r.Failed() || r.ExitCode.Known():
+		return outcome.Status(r.Failed(), r.ExitCode)
 	case r.Outcome().Session != 0 && o.call.Args.Session == 0:
 		return outcome.Running(r.Outcome().Session)
 	case r.Outcome().Session != 0:

@@ -62,6 +62,15 @@ type Options struct {
 	SummarizeLatestReads bool
 	// KeepRecent keeps whole the last this many results (Anthropic's keep).
 	KeepRecent int
+	// Loop, when over 0, is the rule for a live loop's pipe: a result is
+	// summarized once it is not among the last Loop results, and nothing
+	// else keeps it whole (no window of tokens, calls or turns, not the
+	// latest read of a file, no minimum saving, no trigger). Each result
+	// then changes once, near the end of the history, and the prompt cache
+	// holds (docs/summarize.md); a pointer's base stays whole, so
+	// ctx-dedupe's --keep first --within Loop-1 before it keeps the rule.
+	// It sets those options and cannot go with Budget.
+	Loop int
 	// MinSavings: change nothing unless the summaries save at least this
 	// many tokens (OpenCode's PRUNE_MINIMUM, Anthropic's clear_at_least).
 	MinSavings int
@@ -132,11 +141,18 @@ func New(opts Options) (*Filter, error) {
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want summary or clear)", opts.Mode)
 	}
-	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "budget", "llm-max-input"}
-	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.Budget, opts.ModelInput} {
+	names := []string{"protect-tokens", "protect-calls", "protect-turns", "keep-recent", "min-savings", "trigger", "budget", "llm-max-input", "loop"}
+	for i, v := range []int{opts.ProtectTokens, opts.ProtectCalls, opts.ProtectTurns, opts.KeepRecent, opts.MinSavings, opts.Trigger, opts.Budget, opts.ModelInput, opts.Loop} {
 		if v < 0 {
 			return nil, fmt.Errorf("%s must be 0 or more, not %d", names[i], v)
 		}
+	}
+	if opts.Loop > 0 {
+		if opts.Budget > 0 {
+			return nil, errors.New("loop and budget cannot be used together: a budget replaces results far back, and again")
+		}
+		f.opts.ProtectTokens, f.opts.ProtectCalls, f.opts.ProtectTurns, f.opts.KeepRecent = 0, 0, 0, opts.Loop
+		f.opts.MinSavings, f.opts.Trigger, f.opts.SummarizeLatestReads = 0, 0, true
 	}
 	for _, name := range opts.ExcludeTools {
 		if name = strings.TrimSpace(name); name != "" {
@@ -150,8 +166,8 @@ func New(opts Options) (*Filter, error) {
 // part of ctx-summarize's --json schema (docs/summarize.md). Tokens are
 // those of the tool results' text.
 type Report struct {
-	// Stats is what every filter reports, for the --stats line.
-	Stats stats.Report `json:"-"`
+	// stats is what every filter reports, for the --stats line (Stats).
+	stats stats.Report
 
 	File       string `json:"file,omitempty"`
 	Format     string `json:"format"`
@@ -223,6 +239,9 @@ type Entry struct {
 	Step string `json:"step,omitempty"`
 }
 
+// Stats is what every filter reports (filter.Report), for the --stats line.
+func (r Report) Stats() stats.Report { return r.stats }
+
 // Saved is the tokens the run saved.
 func (r Report) Saved() int { return r.TokensBefore - r.TokensAfter }
 
@@ -237,20 +256,17 @@ type plan struct {
 	fallback string
 }
 
-// Apply summarizes t's old results in place and reports what it did. It
-// changes nothing when a threshold says so, or when nothing old can be
-// summarized.
-func (f *Filter) Apply(t *transcript.Transcript) stats.Report { return f.Run(t).Stats }
-
-// Run is Apply with the detail of ctx-summarize's --json report.
-func (f *Filter) Run(t *transcript.Transcript) Report {
+// Apply summarizes t's old results in place and reports what it did, with
+// the detail of ctx-summarize's --json report. It changes nothing when a
+// threshold says so, or when nothing old can be summarized.
+func (f *Filter) Apply(t *transcript.Transcript) Report {
 	if f.opts.Budget > 0 {
 		return f.runBudget(t)
 	}
 	run := stats.Start(t)
 	rep, plans, before := f.decide(t)
 	for _, p := range plans {
-		f.replace(t, run, p)
+		f.replace(run, p)
 	}
 	rep.finish(t, plans, before)
 	if f.answers != nil {
@@ -261,7 +277,7 @@ func (f *Filter) Run(t *transcript.Transcript) Report {
 	if f.opts.Measure {
 		ctr = f.ctr
 	}
-	rep.Stats = run.Report(ctr, rep.detail())
+	rep.stats = run.Report(ctr, rep.detail())
 	return rep
 }
 
@@ -381,35 +397,15 @@ func (f *Filter) rules(t *transcript.Transcript) Rules {
 }
 
 // replace writes a summary in place of its result and, unless KeepMirrors,
-// of the result's mirrors: the first becomes the summary, citing the
-// mirror's own handle (marker.Handles.Mirror), the others empty. With an
-// archive, the mirrors of a result that has no handle are left.
-func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
-	var mirrors []transcript.Mirror
-	var handle, first string // the result's handle, the first mirror's
-	if !f.opts.KeepMirrors && p.r.NumMirrors() > 0 {
-		// Before the result changes: a mirror's handle compares its text
-		// with the result's.
-		mirrors, handle = p.r.Mirrors(), f.opts.Handle.Of(t, p.r)
-		first = f.opts.Handle.Mirror(t, p.r, mirrors[0])
-		if handle == "" && f.opts.Handle != nil {
-			mirrors = nil
-		}
-	}
-	run.SetText(p.r, p.summary)
-	for i := range mirrors {
-		if i == 0 {
-			run.SetMirror(p.r, i, marker.Recite(p.summary, handle, first), first)
-		} else {
-			run.SetMirror(p.r, i, "", "")
-		}
-	}
+// of the result's mirrors (stats.Run.Summarize).
+func (f *Filter) replace(run *stats.Run, p plan) {
+	run.Summarize(p.r, p.summary, f.opts.Handle, f.opts.KeepMirrors)
 }
 
 // keep reports whether a result stays whole, and counts why.
 func (f *Filter) keep(r *transcript.Result, protected, latest bool, refs map[string]bool, k *Kept) bool {
 	switch {
-	case r.HasPrefix("[ctx-") && marker.Is(r.Text(), ""):
+	case marker.OnResult(r):
 		k.Marker++
 	case refs[r.CallID]:
 		k.Referenced++

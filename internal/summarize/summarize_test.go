@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 // chat builds an OpenAI Chat Completions transcript, message by message.
@@ -158,17 +158,17 @@ func TestProtectTurnsCountsUserTurnsOnly(t *testing.T) {
 // more and nothing changes.
 func TestMinSavings(t *testing.T) {
 	c := fourTurns()
-	probe := newFilter(t, Options{}).Run(c.parse(t))
+	probe := newFilter(t, Options{}).Apply(c.parse(t))
 	saved := probe.Saved()
 	if saved <= 0 || probe.Summarized != 4 {
-		t.Fatalf("probe: %s", probe.Stats)
+		t.Fatalf("probe: %s", probe.Stats())
 	}
 	for _, tc := range []struct {
 		min     int
 		changed bool
 	}{{saved - 1, true}, {saved, true}, {saved + 1, false}} {
 		tr := c.parse(t)
-		rep := newFilter(t, Options{MinSavings: tc.min}).Run(tr)
+		rep := newFilter(t, Options{MinSavings: tc.min}).Apply(tr)
 		if tr.Changed() != tc.changed || (rep.Unchanged == "") != tc.changed {
 			t.Errorf("min-savings %d with %d to save: changed %v (%q), want %v", tc.min, saved, tr.Changed(), rep.Unchanged, tc.changed)
 		}
@@ -182,7 +182,7 @@ func TestMinSavings(t *testing.T) {
 // token over and the run goes ahead.
 func TestTrigger(t *testing.T) {
 	c := fourTurns()
-	history := newFilter(t, Options{Trigger: 1}).Run(c.parse(t)).HistoryTokens
+	history := newFilter(t, Options{Trigger: 1}).Apply(c.parse(t)).HistoryTokens
 	if history <= 1 {
 		t.Fatalf("history of %d tokens", history)
 	}
@@ -191,9 +191,9 @@ func TestTrigger(t *testing.T) {
 		changed bool
 	}{{history + 1, false}, {history, false}, {history - 1, true}} {
 		tr := c.parse(t)
-		rep := newFilter(t, Options{Trigger: tc.trigger}).Run(tr)
+		rep := newFilter(t, Options{Trigger: tc.trigger}).Apply(tr)
 		if tr.Changed() != tc.changed || rep.HistoryTokens != history {
-			t.Errorf("trigger %d on %d tokens: changed %v (%s), want %v", tc.trigger, history, tr.Changed(), rep.Stats, tc.changed)
+			t.Errorf("trigger %d on %d tokens: changed %v (%s), want %v", tc.trigger, history, tr.Changed(), rep.Stats(), tc.changed)
 		}
 	}
 }
@@ -217,7 +217,7 @@ func TestNeverSummarized(t *testing.T) {
 		result("orphan", big).
 		call("latest", "read_file", readArgs("a.go"), big)
 	tr := c.parse(t)
-	rep := newFilter(t, Options{ExcludeTools: []string{"TODO_WRITE"}}).Run(tr)
+	rep := newFilter(t, Options{ExcludeTools: []string{"TODO_WRITE"}}).Apply(tr)
 	want := Kept{Marker: 2, Referenced: 1, EditWrite: 2, Failed: 1, Excluded: 1, NoCall: 1, LatestRead: 1}
 	if rep.Kept != want || rep.Summarized != 1 {
 		t.Fatalf("kept %+v and summarized %d, want %+v and 1", rep.Kept, rep.Summarized, want)
@@ -246,7 +246,7 @@ func TestNeverMoreTokens(t *testing.T) {
 	if !ok || ctr.Count(s) < ctr.Count(out) {
 		t.Fatalf("the case needs a summary at least as long as the output: %q", s)
 	}
-	rep := newFilter(t, Options{}).Run(tr)
+	rep := newFilter(t, Options{}).Apply(tr)
 	if tr.Changed() || rep.Kept.NotShorter != 1 {
 		t.Errorf("changed %v, report %+v", tr.Changed(), rep)
 	}
@@ -267,7 +267,7 @@ func TestMirrors(t *testing.T) {
 	}, "\n") + "\n"
 	for _, keep := range []bool{false, true} {
 		tr := transcripttest.Parse(t, []byte(in))
-		newFilter(t, Options{KeepMirrors: keep}).Run(tr)
+		newFilter(t, Options{KeepMirrors: keep}).Apply(tr)
 		after := transcripttest.Parse(t, tr.Bytes())
 		r := after.Results[0]
 		var got []string
@@ -290,7 +290,7 @@ func TestReportAddsUp(t *testing.T) {
 	c := fourTurns()
 	c.call("e1", "edit_file", `{"path":"a.go"}`, "ok").call("s1", "run_shell", `{"command":"ls"}`, lines("f.go", 30))
 	tr := c.parse(t)
-	rep := newFilter(t, Options{KeepRecent: 1}).Run(tr)
+	rep := newFilter(t, Options{KeepRecent: 1}).Apply(tr)
 	k := rep.Kept
 	if n := rep.Summarized + k.Marker + k.Referenced + k.EditWrite + k.Failed + k.Excluded + k.NoCall + k.LatestRead + k.Protected + k.NotShorter + k.BelowMinimum; n != rep.Results {
 		t.Errorf("%d summarized and kept, %d results", n, rep.Results)
@@ -306,11 +306,11 @@ func TestReportAddsUp(t *testing.T) {
 		t.Errorf("rows add up to %d → %d tokens, %d results, %d summarized; report %+v", before, after, results, summarized, rep)
 	}
 	out := transcripttest.Parse(t, tr.Bytes())
-	recount := newFilter(t, Options{Trigger: 1 << 30}).Run(out)
+	recount := newFilter(t, Options{Trigger: 1 << 30}).Apply(out)
 	if recount.TokensBefore != rep.TokensAfter {
 		t.Errorf("tokens after: reported %d, recounted %d", rep.TokensAfter, recount.TokensBefore)
 	}
-	if got := rep.Stats.String(); got != fmt.Sprintf("%d of %d results changed", rep.Summarized, rep.Results) {
+	if got := rep.Stats().String(); got != fmt.Sprintf("%d of %d results changed", rep.Summarized, rep.Results) {
 		t.Errorf("stats line %q", got)
 	}
 }
@@ -320,7 +320,7 @@ func TestReportAddsUp(t *testing.T) {
 func TestClearMode(t *testing.T) {
 	out := "Exit code: 0\n" + lines("ok", 30)
 	tr := (&chat{}).user("go").call("c1", "run_shell", `{"command":"go test ./..."}`, out).parse(t)
-	rep := newFilter(t, Options{Mode: ModeClear}).Run(tr)
+	rep := newFilter(t, Options{Mode: ModeClear}).Apply(tr)
 	ctr := approx(t)
 	want := fmt.Sprintf("[ctx-summarize] run_shell `go test ./...`: exit 0; output cleared: 31 lines (%d chars), %d tokens, not shown here.", len(out), ctr.Count(out))
 	if got := tr.Results[0].Text(); got != want || rep.Summarized != 1 {

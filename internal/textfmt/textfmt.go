@@ -3,8 +3,11 @@
 package textfmt
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -190,4 +193,43 @@ func Escape(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// Counts names things by their counts, the most first, then by name:
+// "2 timeout, 1 not shorter".
+func Counts(m map[string]int) string {
+	names := slices.Collect(maps.Keys(m))
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
+	})
+	for i, k := range names {
+		names[i] = Int(m[k]) + " " + k
+	}
+	return strings.Join(names, ", ")
+}
+
+// RuneCount is utf8.RuneCountInString, eight bytes at a time where they
+// are ASCII.
+func RuneCount(s string) int {
+	n, i := 0, 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 == 0 {
+			n += 8
+			continue
+		}
+		// Count the bytes that start a character (not 10xxxxxx).
+		for j := i; j < i+8; j++ {
+			if s[j]&0xC0 != 0x80 {
+				n++
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xC0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }

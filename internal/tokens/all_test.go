@@ -10,7 +10,7 @@ import (
 // allTexts returns texts for CountAll: the corpus's when present, with their
 // repeats, plus generated ones, enough to go parallel.
 func allTexts(t *testing.T) []string {
-	texts, _ := corpusTexts()
+	texts := corpusTexts(t)
 	if testing.Short() && len(texts) > 5000 {
 		texts = texts[:5000]
 	}

@@ -5,10 +5,11 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 // benchSize is how much agent-like text the count benchmarks go through.
@@ -17,9 +18,9 @@ const benchSize = 4 << 20
 // benchPieces is the agent-like text the count benchmarks use, cut in 8 KiB
 // pieces like messages: the corpus's strings when it is present, generated Go
 // source, JSON and shell output otherwise.
-var benchPieces = sync.OnceValue(func() []string {
+func benchPieces(tb testing.TB) []string {
 	var b strings.Builder
-	if texts, ok := corpusTexts(); ok {
+	if texts := corpusTexts(tb); len(texts) > 0 {
 		for b.Len() < benchSize {
 			for _, s := range texts {
 				b.WriteString(s)
@@ -40,23 +41,20 @@ var benchPieces = sync.OnceValue(func() []string {
 		text = text[n:]
 	}
 	return pieces
-})
+}
 
-// corpusTexts returns the strings of the corpus files, if it is present.
-func corpusTexts() ([]string, bool) {
-	files, err := findCorpus()
-	if err != nil {
-		return nil, false
-	}
+// corpusTexts returns the strings of the corpus files: none without the
+// corpus (testutil.CorpusIfPresent, which fails a run that requires it).
+func corpusTexts(tb testing.TB) []string {
 	var texts []string
-	for _, path := range files {
+	for _, path := range testutil.CorpusIfPresent(tb) {
 		t, err := jsonStrings(path)
 		if err != nil {
-			return nil, false
+			tb.Fatalf("%s: %v", path, err)
 		}
 		texts = append(texts, t...)
 	}
-	return texts, len(texts) > 0
+	return texts
 }
 
 // writeAgentText writes size bytes of what agents read and write: Go source,
@@ -87,7 +85,7 @@ func writeAgentText(b *strings.Builder, rng *rand.Rand, size int) {
 }
 
 func BenchmarkCount(b *testing.B) {
-	pieces := benchPieces()
+	pieces := benchPieces(b)
 	total := 0
 	for _, p := range pieces {
 		total += len(p)
@@ -187,9 +185,9 @@ func BenchmarkLoad(b *testing.B) {
 // BenchmarkCountAll counts every string of the corpus (or of the generated
 // text) the way filters do, with CountAll: on all cores, repeats once.
 func BenchmarkCountAll(b *testing.B) {
-	texts, ok := corpusTexts()
-	if !ok {
-		texts = benchPieces()
+	texts := corpusTexts(b)
+	if len(texts) == 0 {
+		texts = benchPieces(b)
 	}
 	total := 0
 	for _, s := range texts {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	tiktoken "github.com/pkoukk/tiktoken-go"
 	loader "github.com/pkoukk/tiktoken-go-loader"
 )
@@ -58,49 +58,6 @@ func fast(tb testing.TB, name string) Counter {
 		tb.Fatal(err)
 	}
 	return c
-}
-
-// findCorpus returns the transcript files of ../shared/corpus, next to the
-// module root.
-func findCorpus() ([]string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return nil, fmt.Errorf("no go.mod above %s", dir)
-		}
-		dir = up
-	}
-	root := filepath.Join(dir, "..", "shared", "corpus")
-	var files []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".jsonl")) {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err == nil && len(files) == 0 {
-		err = fmt.Errorf("no transcripts in %s", root)
-	}
-	return files, err
-}
-
-// corpusFiles returns the corpus's files, or skips the test without them.
-func corpusFiles(tb testing.TB) []string {
-	files, err := findCorpus()
-	if err != nil {
-		tb.Skipf("skipping: the corpus of real transcripts (../shared/corpus next to the module root) is absent: %v", err)
-	}
-	return files
 }
 
 // jsonStrings returns every string value in a JSON or JSON Lines file:
@@ -157,7 +114,7 @@ func compare(t *testing.T, name string, texts []string) {
 }
 
 func TestCorpusMatchesTiktoken(t *testing.T) {
-	files := corpusFiles(t)
+	files := testutil.CorpusFiles(t)
 	for _, name := range exactNames {
 		oracle(t, name) // load before the subtests run in parallel
 	}

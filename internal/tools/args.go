@@ -108,7 +108,7 @@ var (
 	endKeys     = []string{"end_line", "line_end", "endLine", "end"}
 	sessionKeys = []string{"session_id"}
 
-	// argKeys are all the arguments Classify reads, found in one pass over
+	// argKeys are all the arguments classify reads, found in one pass over
 	// the input: a Write's input holds a whole file, which a lookup per key
 	// would scan again and again.
 	argKeys = unique(pathKeys, intentKeys, patternKeys, urlKeys, dirKeys, commandKeys, patchKeys,
@@ -129,7 +129,7 @@ func unique(lists ...[]string) []string {
 	return out
 }
 
-// args are the arguments of a call that Classify reads, by name.
+// args are the arguments of a call that classify reads, by name.
 type args map[string]jsonscan.Value
 
 func readArgs(input gjson.Result) args {
@@ -171,11 +171,29 @@ func (m args) int(keys []string) int {
 	return 0
 }
 
-// Classify returns the kind and arguments of a call to the tool name with the
+// Decode returns the kind and arguments of a call to the tool name with its
+// input as written: JSON text (a call's arguments), or with isText a custom
+// tool's free-form input (an apply_patch patch, a SWE-agent action).
+// Arguments that are not valid JSON, which a model can write, classify by
+// the tool's name alone. Every reader of a call's input decodes it here:
+// the transcript's parser, and the hooks, which get the input from the
+// agent's payload.
+func (t *Table) Decode(name, input string, isText bool) (Kind, Args) {
+	var in gjson.Result
+	switch {
+	case isText:
+		in = gjson.Result{Type: gjson.String, Str: input}
+	case jsonscan.Valid(input):
+		in = gjson.Parse(input)
+	}
+	return t.classify(name, in)
+}
+
+// classify returns the kind and arguments of a call to the tool name with the
 // given input: a JSON object (tool arguments) or a JSON string (a custom
 // tool's free-form input such as an apply_patch patch). The input must be
 // valid JSON (gjson.Valid), or the zero Result.
-func (t *Table) Classify(name string, input gjson.Result) (Kind, Args) {
+func (t *Table) classify(name string, input gjson.Result) (Kind, Args) {
 	kind := t.nameKind(name)
 	lower := lastPart(strings.ToLower(name))
 

@@ -71,7 +71,7 @@ func isPatch(text string) bool {
 }
 
 // ChangeOf reads the change an edit or write call makes: kind and a are
-// what Classify made of the call, input its arguments as written (JSON, or
+// what Decode made of the call, input its arguments as written (JSON, or
 // a custom tool's free-form input such as Codex's apply_patch).
 func ChangeOf(kind Kind, a Args, input string) Change {
 	if a.Command != "" {

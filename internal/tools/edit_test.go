@@ -43,14 +43,14 @@ func TestChangeOf(t *testing.T) {
 		{"apply_patch argv", "shell", `{"command":["apply_patch","*** Begin Patch\n*** End Patch"]}`, Change{Op: EditPatch, Text: "*** Begin Patch\n*** End Patch"}},
 	}
 	for _, c := range cases {
-		kind, args := table.Classify(c.tool, gjson.Parse(c.input))
+		kind, args := table.classify(c.tool, gjson.Parse(c.input))
 		if got := ChangeOf(kind, args, c.input); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
 		}
 	}
 	// Codex's apply_patch is a custom tool: its input is the patch itself.
 	patch := "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n"
-	kind, args := table.Classify("apply_patch", gjson.Result{Type: gjson.String, Str: patch})
+	kind, args := table.classify("apply_patch", gjson.Result{Type: gjson.String, Str: patch})
 	if got := ChangeOf(kind, args, patch); got.Op != EditPatch || got.Text != patch {
 		t.Errorf("custom apply_patch: %+v", got)
 	}
@@ -80,7 +80,7 @@ func TestStub(t *testing.T) {
 			if !IsStub(got) {
 				t.Errorf("IsStub(%s) = false", got)
 			}
-			kind, args := NewTable(nil).Classify("str_replace_editor", gjson.Parse(got))
+			kind, args := NewTable(nil).classify("str_replace_editor", gjson.Parse(got))
 			if strings.Contains(c.in, "str_replace") && (kind != Edit || args.Path != "/w/a.py") {
 				t.Errorf("the stub of %s is a %s of %q", c.in, kind, args.Path)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/tidwall/gjson"
 )
 
@@ -59,12 +60,12 @@ func FuzzAction(f *testing.F) {
 	table := NewTable(nil)
 	f.Fuzz(func(t *testing.T, action string) {
 		name := ActionName(action)
-		kind, args := table.Classify(name, gjson.Result{Type: gjson.String, Str: action})
+		kind, args := table.classify(name, gjson.Result{Type: gjson.String, Str: action})
 		if (kind == Write || kind == Edit) && len(args.Paths) > 0 && args.Paths[0] != args.Path {
 			t.Fatalf("%q: %s of %q but paths %q", action, kind, args.Path, args.Paths)
 		}
-		if w, ok := ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
-			t.Fatalf("ParseWindow(%q) = %+v", action, w)
+		if w, ok := outcome.ParseWindow(action); ok && w.Last > 0 && (w.First < 1 || w.Last-w.First+1 != len(w.Lines)) {
+			t.Fatalf("outcome.ParseWindow(%q) = %+v", action, w)
 		}
 	})
 }
@@ -91,7 +92,7 @@ func FuzzChangeOf(f *testing.F) {
 		} else {
 			in = gjson.Result{Type: gjson.String, Str: input}
 		}
-		kind, args := table.Classify(name, in)
+		kind, args := table.classify(name, in)
 		c := ChangeOf(kind, args, input)
 		switch c.Op {
 		case EditUnknown:
@@ -128,8 +129,8 @@ func FuzzStub(f *testing.F) {
 			t.Fatalf("Stub(%s) = %s", input, stub)
 		}
 		table := NewTable(nil)
-		_, before := table.Classify("Edit", gjson.Parse(input))
-		_, after := table.Classify("Edit", gjson.Parse(stub))
+		_, before := table.classify("Edit", gjson.Parse(input))
+		_, after := table.classify("Edit", gjson.Parse(stub))
 		if before.Path != after.Path || before.Intent != after.Intent {
 			t.Fatalf("Stub(%s) = %s: the path or intent changed", input, stub)
 		}

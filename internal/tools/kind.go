@@ -47,7 +47,7 @@ func ParseKind(s string) (Kind, error) {
 
 // builtin maps lower-cased tool names to their kind. Tools whose kind depends
 // on their arguments (str_replace_editor's command, shell tools' command) are
-// resolved in Classify.
+// resolved in classify.
 var builtin = map[string]Kind{}
 
 func init() {

@@ -46,7 +46,7 @@ func TestClassify(t *testing.T) {
 	}
 	table := NewTable(nil)
 	for _, c := range cases {
-		kind, args := table.Classify(c.name, gjson.Parse(c.input))
+		kind, args := table.classify(c.name, gjson.Parse(c.input))
 		if kind != c.kind || !reflect.DeepEqual(args, c.args) {
 			t.Errorf("Classify(%s, %s)\n got %s %+v\nwant %s %+v", c.name, c.input, kind, args, c.kind, c.args)
 		}
@@ -59,15 +59,15 @@ func TestOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := NewTable(o)
-	if k, a := table.Classify("My_Reader", gjson.Parse(`{"path":"x.go"}`)); k != Read || a.Path != "x.go" {
+	if k, a := table.classify("My_Reader", gjson.Parse(`{"path":"x.go"}`)); k != Read || a.Path != "x.go" {
 		t.Errorf("override my_reader=read: got %s %+v", k, a)
 	}
-	if k, _ := table.Classify("fetch_docs", gjson.Parse(`{}`)); k != Web {
+	if k, _ := table.classify("fetch_docs", gjson.Parse(`{}`)); k != Web {
 		t.Errorf("override fetch_docs=web: got %s", k)
 	}
 	// An override wins over the built-in kind.
 	table = NewTable(map[string]Kind{"Read": Other})
-	if k, _ := table.Classify("Read", gjson.Parse(`{"file_path":"a"}`)); k != Other {
+	if k, _ := table.classify("Read", gjson.Parse(`{"file_path":"a"}`)); k != Other {
 		t.Errorf("override Read=other: got %s", k)
 	}
 	for _, bad := range []string{"noequals", "=read", "x=banana"} {

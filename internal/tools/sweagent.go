@@ -1,9 +1,10 @@
 package tools
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"strconv"
 	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/outcome"
 )
 
 // SWE-agent's trajectories name each step by its action: the command line
@@ -189,88 +190,13 @@ func window(n int) Range {
 	return Range{Start: start, End: start + sweWindow - 1}
 }
 
-// Window is what an observation of SWE-agent's file viewer shows: the
-// file, its length, and the lines in its window.
-type Window struct {
-	Path        string
-	Total       int      // the file's lines
-	First, Last int      // the lines shown, 1-based, inclusive
-	Lines       []string // their text, without the numbers
-}
-
-// Range is the window as a read's range: the whole file when it shows
-// every line.
-func (w Window) Range() Range {
+// WindowRange is a viewer's window as a read's range: the whole file when
+// it shows every line.
+func WindowRange(w outcome.Window) Range {
 	if w.Whole() {
 		return Range{}
 	}
 	return normalize(Range{Start: w.First, End: w.Last})
-}
-
-// Content is the text of the lines shown, each with its newline.
-func (w Window) Content() string {
-	if len(w.Lines) == 0 {
-		return ""
-	}
-	return strings.Join(w.Lines, "\n") + "\n"
-}
-
-// Whole reports whether the window shows every line of the file.
-func (w Window) Whole() bool { return w.First <= 1 && w.Last >= w.Total }
-
-var fileHeader = lazyre.New(`(?m)^\[File: (.+) \((\d+) lines total\)\]\r?$`)
-
-// ParseWindow finds the window in an observation: the "[File: PATH (N lines
-// total)]" line, then the numbered lines that count up from it; false when
-// there is none.
-func ParseWindow(observation string) (Window, bool) {
-	if !strings.Contains(observation, "[File: ") {
-		return Window{}, false // most outputs: spare them the regexp
-	}
-	m := fileHeader.FindStringSubmatchIndex(observation)
-	if m == nil {
-		return Window{}, false
-	}
-	total, _ := strconv.Atoi(observation[m[4]:m[5]])
-	w := Window{Path: observation[m[2]:m[3]], Total: total}
-	lines := strings.Split(observation[m[1]:], "\n")
-	for _, line := range lines[1:] { // lines[0] is the header's end
-		line = strings.TrimSuffix(line, "\r")
-		if w.Last == 0 && strings.HasPrefix(line, "(") && strings.HasSuffix(line, " more lines above)") {
-			continue
-		}
-		num, text, ok := strings.Cut(line, ":")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil || n < 1 || w.Last > 0 && n != w.Last+1 {
-			break
-		}
-		if w.Last == 0 {
-			w.First = n
-		}
-		w.Last = n
-		w.Lines = append(w.Lines, text)
-	}
-	return w, w.Last > 0 || total == 0
-}
-
-var stateLine = lazyre.New(`(?m)^\((Open file|Current directory): (.*)\)\r?$`)
-
-// ObservationState reads the state SWE-agent's older versions print after
-// an observation: "(Open file: PATH)", "" for "n/a", and whether it is
-// there; "(Current directory: DIR)", "" when it is not.
-func ObservationState(observation string) (openFile string, printed bool, dir string) {
-	for _, m := range stateLine.FindAllStringSubmatch(observation, -1) {
-		v := m[2]
-		if v == "n/a" {
-			v = ""
-		}
-		if m[1] == "Open file" {
-			openFile, printed = v, true
-		} else {
-			dir = v
-		}
-	}
-	return openFile, printed, dir
 }
 
 // actionChange reads the change a SWE-agent action makes to the file the

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/tidwall/gjson"
 )
 
@@ -38,18 +39,18 @@ func TestClassifyAction(t *testing.T) {
 	table := NewTable(nil)
 	for _, c := range cases {
 		name := ActionName(c.action)
-		kind, args := table.Classify(name, gjson.Result{Type: gjson.String, Str: c.action})
+		kind, args := table.classify(name, gjson.Result{Type: gjson.String, Str: c.action})
 		if name != c.name || kind != c.kind || !reflect.DeepEqual(args, c.args) {
 			t.Errorf("%q: %s %s %+v; want %s %s %+v", c.action, name, kind, args, c.name, c.kind, c.args)
 		}
 	}
 	// The user's kinds win, as for any tool.
 	over := NewTable(map[string]Kind{"submit": Git})
-	if kind, _ := over.Classify("submit", gjson.Result{Type: gjson.String, Str: "submit"}); kind != Git {
+	if kind, _ := over.classify("submit", gjson.Result{Type: gjson.String, Str: "submit"}); kind != Git {
 		t.Errorf("submit with an override: %s", kind)
 	}
 	// A custom tool that happens to share a name is not an action.
-	if kind, args := table.Classify("edit", gjson.Result{Type: gjson.String, Str: "*** Begin Patch\n*** Update File: a.go\n*** End Patch"}); kind != Edit || args.Path != "a.go" {
+	if kind, args := table.classify("edit", gjson.Result{Type: gjson.String, Str: "*** Begin Patch\n*** Update File: a.go\n*** End Patch"}); kind != Edit || args.Path != "a.go" {
 		t.Errorf("a patch to a tool named edit: %s %+v", kind, args)
 	}
 }
@@ -73,48 +74,11 @@ func TestParseAction(t *testing.T) {
 	}
 }
 
-func TestParseWindow(t *testing.T) {
-	cases := []struct {
-		name, text string
-		want       Window
-		ok         bool
-	}{
-		{"whole", "[File: /r/a.py (3 lines total)]\n1:import os\n2:\n3:print(os.sep)\n\n(Open file: /r/a.py)\n(Current directory: /r)\nbash-$",
-			Window{Path: "/r/a.py", Total: 3, First: 1, Last: 3, Lines: []string{"import os", "", "print(os.sep)"}}, true},
-		{"a window, after an edit's note, with a terminal's line ends", "Replaced 1 occurrences.\r\n[File: /r/b.py (300 lines total)]\r\n(100 more lines above)\r\n101:a\r\n102:b: c\r\n(198 more lines below)\n",
-			Window{Path: "/r/b.py", Total: 300, First: 101, Last: 102, Lines: []string{"a", "b: c"}}, true},
-		{"empty file", "[File: /r/e.py (0 lines total)]\n", Window{Path: "/r/e.py"}, true},
-		{"no window", "Found 1 matches for \"x\" in /r:\n/r/x.py\n", Window{}, false},
-		{"numbers that do not count up", "[File: /r/a.py (9 lines total)]\n1:a\n3:c\n", Window{Path: "/r/a.py", Total: 9, First: 1, Last: 1, Lines: []string{"a"}}, true},
+func TestWindowRange(t *testing.T) {
+	if r := WindowRange(outcome.Window{Total: 3, First: 1, Last: 3}); !r.Whole() {
+		t.Errorf("a window of every line: range %+v, want the whole file", r)
 	}
-	for _, c := range cases {
-		got, ok := ParseWindow(c.text)
-		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: ParseWindow = %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
-		}
-	}
-	if w := (Window{Total: 3, First: 1, Last: 3}); !w.Whole() || !w.Range().Whole() {
-		t.Error("a window of every line is not the whole file")
-	}
-	if r := (Window{Total: 300, First: 101, Last: 200}).Range(); r != (Range{Start: 101, End: 200}) {
+	if r := WindowRange(outcome.Window{Total: 300, First: 101, Last: 200}); r != (Range{Start: 101, End: 200}) {
 		t.Errorf("window range %+v", r)
-	}
-}
-
-func TestObservationState(t *testing.T) {
-	cases := []struct {
-		text, open string
-		printed    bool
-		dir        string
-	}{
-		{"8.2\n\n(Open file: /r/tests/a.py)\n(Current directory: /r)\nbash-$", "/r/tests/a.py", true, "/r"},
-		{"Found 1 matches\r\n(Open file: n/a)\n(Current directory: /r)\nbash-$", "", true, "/r"},
-		{"8.2", "", false, ""},
-	}
-	for _, c := range cases {
-		open, printed, dir := ObservationState(c.text)
-		if open != c.open || printed != c.printed || dir != c.dir {
-			t.Errorf("ObservationState(%q) = %q, %v, %q; want %q, %v, %q", c.text, open, printed, dir, c.open, c.printed, c.dir)
-		}
 	}
 }

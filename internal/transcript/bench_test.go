@@ -3,7 +3,7 @@ package transcript
 import (
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 )
 
 // BenchmarkParse reads a large transcript: $CTX_BENCH_FILE (make one with

@@ -39,8 +39,8 @@ func dump(t *Transcript) string {
 				call = "call " + strconv.Itoa(r.Call.Index)
 			}
 			fmt.Fprintf(&b, "  result %d for %s (%s) error=%v", r.Index, r.CallID, call, r.IsError)
-			if r.HasExitCode {
-				fmt.Fprintf(&b, " exit=%d", r.ExitCode)
+			if r.ExitCode.Known() {
+				fmt.Fprintf(&b, " exit=%s", r.ExitCode)
 			}
 			fmt.Fprintf(&b, " failed=%v", r.Failed())
 			if o := r.Outcome(); o.Reason != "" {

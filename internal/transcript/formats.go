@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 )
 
 // contentKind is how a result's content is stored, which decides how a new
@@ -97,13 +98,16 @@ func resultContent(parent, c jsonscan.Value, key, textType string) (contentRef, 
 // anthropicMessage reads a Messages API message. tur is the toolUseResult of
 // the Claude Code line around it, which mirrors the tool's output.
 func (p *parser) anthropicMessage(v jsonscan.Value, pos Pos, tur jsonscan.Value) {
-	f := v.Fields("role", "content", "model")
+	f := v.Fields("role", "content", "model", "id")
 	role, c := f[0].Str(), f[1]
 	if !knownRole(role) {
 		return
 	}
 	p.sawModel(f[2])
 	m := p.message(role, pos)
+	if role == "assistant" {
+		m.Response = f[3].Str()
+	}
 	if c.IsString() {
 		m.Blocks = append(m.Blocks, Block{Type: Text, Text: c.Str()})
 		return
@@ -151,7 +155,7 @@ func (p *parser) anthropicSystem(root jsonscan.Value) {
 }
 
 func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
-	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId", "timestamp")
+	f := v.Fields("type", "message", "toolUseResult", "cwd", "sessionId", "timestamp", "subtype")
 	p.sawTime(f[5])
 	if p.t.Cwd == "" {
 		p.t.Cwd = f[3].Str()
@@ -162,6 +166,10 @@ func (p *parser) claudeCodeLine(v jsonscan.Value, pos Pos) {
 	switch f[0].Str() {
 	case "user", "assistant":
 		p.anthropicMessage(f[1], pos, f[2])
+	case "system":
+		if f[6].Str() == "compact_boundary" {
+			p.restart = true
+		}
 	}
 }
 
@@ -235,7 +243,7 @@ func (p *parser) openaiMessage(v jsonscan.Value, pos Pos) {
 			r.mirrors = []mirror{newMirror("extra.raw_output", extra[0])}
 		}
 		if extra[1].IsNumber() {
-			r.ExitCode, r.HasExitCode = extra[1].Int(), true
+			r.ExitCode = outcome.ExitCode(int(extra[1].Int()))
 		}
 		return
 	}
@@ -287,6 +295,8 @@ func (p *parser) codexRecord(v jsonscan.Value, pos Pos) {
 		p.sawModel(pf[1])
 	case "response_item":
 		p.responsesItem(payload, pos)
+	case "compacted":
+		p.restart = true
 	case "event_msg":
 		pf := payload.Fields("type", "message", "call_id")
 		switch pf[0].Str() {
@@ -342,7 +352,7 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 		m := p.message("tool", pos)
 		out := f[9]
 		ref, images := resultContent(item, out, "output", "input_text")
-		exit, hasExit := 0, false
+		var exit outcome.Code
 		if ref.kind == inString && strings.HasPrefix(out.Raw, `"{`) {
 			// Some versions wrap the output as a JSON string of
 			// {"output": ..., "metadata": {"exit_code": ...}}.
@@ -351,12 +361,12 @@ func (p *parser) responsesItem(item jsonscan.Value, pos Pos) {
 				if inner[0].IsString() {
 					ref.kind, ref.embedded, ref.value = inEmbedded, s, inner[0]
 					if code := inner[1].Get("exit_code"); code.IsNumber() {
-						exit, hasExit = code.Int(), true
+						exit = outcome.ExitCode(int(code.Int()))
 					}
 				}
 			}
 		}
 		r := p.result(m, id, ref, images)
-		r.ExitCode, r.HasExitCode = exit, hasExit
+		r.ExitCode = exit
 	}
 }

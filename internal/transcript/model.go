@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -32,6 +30,8 @@ type parser struct {
 	// it makes (stamps.go).
 	at    time.Time
 	model string
+	// restart: the agent compacted its history before the next message.
+	restart bool
 }
 
 func (p *parser) parse(records []record) {
@@ -70,8 +70,8 @@ func (p *parser) parse(records []record) {
 func (p *parser) judge() {
 	for _, r := range p.t.Results {
 		r.outcome = outcome.ReadEnds(r.head(outcome.HeadBytes), r.tail(outcome.TailBytes),
-			outcome.Hint{IsError: r.IsError, ExitCode: r.ExitCode, HasExitCode: r.HasExitCode})
-		r.ExitCode, r.HasExitCode = r.outcome.ExitCode, r.outcome.HasExitCode
+			outcome.Hint{IsError: r.IsError, ExitCode: r.ExitCode})
+		r.ExitCode = r.outcome.ExitCode
 	}
 }
 
@@ -94,15 +94,16 @@ func (p *parser) attachEventEnds() {
 				r.mirrors = append(r.mirrors, newMirror(names[i], v))
 			}
 		}
-		if code := f[4]; code.IsNumber() && !r.HasExitCode {
-			r.ExitCode, r.HasExitCode = code.Int(), true
+		if code := f[4]; code.IsNumber() && !r.ExitCode.Known() {
+			r.ExitCode = outcome.ExitCode(int(code.Int()))
 		}
 	}
 }
 
 // message appends a message to the model.
 func (p *parser) message(role string, pos Pos) *Message {
-	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.at, Model: p.model}
+	m := &Message{Index: len(p.t.Messages), Role: role, Pos: pos, Time: p.at, Model: p.model, Restart: p.restart}
+	p.restart = false
 	p.t.Messages = append(p.t.Messages, m)
 	return m
 }
@@ -110,14 +111,7 @@ func (p *parser) message(role string, pos Pos) *Message {
 // call adds a tool call to m. input is the arguments as written: JSON text,
 // or for custom tools their free-form input (isText).
 func (p *parser) call(m *Message, id, name, input string, isText bool) *Call {
-	var in gjson.Result // arguments that are not valid JSON classify by name alone
-	switch {
-	case isText:
-		in = gjson.Result{Type: gjson.String, Str: input}
-	case jsonscan.Valid(input):
-		in = gjson.Parse(input)
-	}
-	kind, args := p.tools.Classify(name, in)
+	kind, args := p.tools.Decode(name, input, isText)
 	c := &Call{Index: len(p.t.Calls), ID: id, Name: name, Kind: kind, Args: args, Input: input, InputIsText: isText, Message: m}
 	p.t.Calls = append(p.t.Calls, c)
 	m.Calls = append(m.Calls, c)
@@ -158,11 +152,16 @@ func (p *parser) dropEventUsers() {
 		drop[m] = true
 	}
 	kept := p.t.Messages[:0]
+	restart := false // a dropped message's restart passes to the next kept one
 	for _, m := range p.t.Messages {
-		if !drop[m] {
-			m.Index = len(kept)
-			kept = append(kept, m)
+		if drop[m] {
+			restart = restart || m.Restart
+			continue
 		}
+		m.Index = len(kept)
+		m.Restart = m.Restart || restart
+		restart = false
+		kept = append(kept, m)
 	}
 	p.t.Messages = kept
 }

@@ -10,20 +10,29 @@ import (
 )
 
 // sawTime takes the time of the record being read, for the messages it
-// makes: an RFC 3339 string, or seconds since the epoch (mini-swe-agent).
-// A value that is neither leaves the time as it was.
+// makes. A value that is not a time leaves the time as it was.
 func (p *parser) sawTime(v jsonscan.Value) {
+	if t := Stamp(v); !t.IsZero() {
+		p.at = t
+	}
+}
+
+// Stamp reads a record's time as the formats write it: an RFC 3339
+// string, or seconds since the epoch (mini-swe-agent); zero for anything
+// else.
+func Stamp(v jsonscan.Value) time.Time {
 	switch {
 	case v.IsString():
 		if t, err := time.Parse(time.RFC3339Nano, v.Str()); err == nil {
-			p.at = t
+			return t
 		}
 	case v.IsNumber():
 		if s, err := strconv.ParseFloat(v.Raw, 64); err == nil && s > 0 && s < 1e11 {
 			sec, frac := math.Modf(s)
-			p.at = time.Unix(int64(sec), int64(frac*1e9)).UTC()
+			return time.Unix(int64(sec), int64(frac*1e9)).UTC()
 		}
 	}
+	return time.Time{}
 }
 
 // sawModel takes the model of the record being read, for the messages it

@@ -87,3 +87,54 @@ func TestStamps(t *testing.T) {
 		})
 	}
 }
+
+// TestResponsesAndRestarts: a Claude Code response written over several
+// lines gives each of its messages the response's id, even with a result
+// between them; the message after an agent's own compaction (Claude Code's
+// compact_boundary, Codex's compacted record) restarts the history, and a
+// Codex user message dropped as a duplicate passes its restart on.
+func TestResponsesAndRestarts(t *testing.T) {
+	cases := []struct {
+		name, in  string
+		responses []string // per message
+		restarts  []bool   // per message
+	}{{
+		name: "claude-code",
+		in: `{"type":"user","message":{"role":"user","content":"go"}}
+{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a"}]}}
+{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"ok"}]}}
+{"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}
+{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}
+{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"done"}]}}
+`,
+		responses: []string{"", "msg_1", "", "msg_1", "", "msg_2"},
+		restarts:  []bool{false, false, false, false, true, false},
+	}, {
+		name: "codex",
+		in: `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
+{"type":"compacted","payload":{"message":"sum","replacement_history":[]}}
+{"type":"event_msg","payload":{"type":"user_message","message":"next"}}
+{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"next"}]}}
+{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"yo"}]}}
+`,
+		responses: []string{"", "", ""},
+		restarts:  []bool{false, true, false},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := Parse([]byte(c.in), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Messages) != len(c.responses) {
+				t.Fatalf("%d messages, want %d", len(tr.Messages), len(c.responses))
+			}
+			for i, m := range tr.Messages {
+				if m.Response != c.responses[i] || m.Restart != c.restarts[i] {
+					t.Errorf("message %d: response %q restart %v, want %q %v", i, m.Response, m.Restart, c.responses[i], c.restarts[i])
+				}
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -74,13 +75,13 @@ func (p *parser) sweAgentState() {
 			continue
 		}
 		text := c.Result.Text()
-		if w, ok := tools.ParseWindow(text); ok {
+		if w, ok := outcome.ParseWindow(text); ok {
 			open = w.Path
 			if c.Kind == tools.Read && (c.Name == "open" || tools.UsesOpenFile(c.Name)) {
-				c.Args.Path, c.Args.Range = w.Path, w.Range()
+				c.Args.Path, c.Args.Range = w.Path, tools.WindowRange(w)
 			}
 		}
-		file, printed, dir := tools.ObservationState(text)
+		file, printed, dir := outcome.ObservationState(text)
 		if printed {
 			open = file
 		}

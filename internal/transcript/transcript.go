@@ -104,7 +104,18 @@ type Message struct {
 	// body's, a trajectory's configuration). A message without one has
 	// the model of the message before it (the first ones, the first
 	// model named); "" when the transcript names none.
-	Model   string
+	Model string
+	// Response is the id of the API response that wrote the message, where
+	// the format keeps it (Claude Code's message.id): Claude Code writes
+	// one response over several lines, one per content block, sometimes
+	// with the results of its first calls between them. "" elsewhere.
+	Response string
+	// Restart says the agent compacted its history just before this
+	// message (Claude Code's compact_boundary, Codex's compacted record):
+	// from here on it sent this message and what follows, with a summary
+	// the transcript holds (Claude Code) or not (Codex), not the messages
+	// above.
+	Restart bool
 	Blocks  []Block   // its text, thinking and images, in order
 	Calls   []*Call   // the tool calls it makes
 	Results []*Result // the tool results it carries
@@ -170,9 +181,8 @@ type Result struct {
 	Images  []Block
 	IsError bool // the format marks the call as failed
 	// ExitCode is the command's exit status where the format or the output
-	// shows it (HasExitCode).
-	ExitCode    int
-	HasExitCode bool
+	// shows it.
+	ExitCode outcome.Code
 
 	outcome outcome.Outcome // how the call ended, read once when parsed
 	content contentRef

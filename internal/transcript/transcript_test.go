@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -244,8 +244,8 @@ func TestOutcome(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		r := tr.Results[0]
-		if r.Failed() != c.failed || r.ExitCode != c.code || r.HasExitCode != c.hasCode {
-			t.Errorf("%s: failed %v, exit %d %v; want %v, %d %v", c.name, r.Failed(), r.ExitCode, r.HasExitCode, c.failed, c.code, c.hasCode)
+		if code, has := r.ExitCode.Get(); r.Failed() != c.failed || code != c.code || has != c.hasCode {
+			t.Errorf("%s: failed %v, exit %d %v; want %v, %d %v", c.name, r.Failed(), code, has, c.failed, c.code, c.hasCode)
 		}
 	}
 }

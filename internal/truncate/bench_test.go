@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/outcome"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )

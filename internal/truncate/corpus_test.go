@@ -1,14 +1,15 @@
 package truncate
 
 import (
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
+
 	"github.com/ctxkit/ctxkit/internal/marker"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
@@ -83,7 +84,7 @@ func checkCuts(t *testing.T, in, out []byte, opts Options) {
 		case marker.Is(b.Text(), ""):
 			t.Errorf("%s: it was a marker", b.CallID)
 		}
-		if !IsCut(r.Text()) || strings.Count(r.Text(), "\n"+MarkerPrefix)+btoi(strings.HasPrefix(r.Text(), MarkerPrefix)) != 1 {
+		if !marker.IsCut(r.Text()) || strings.Count(r.Text(), "\n"+marker.CutPrefix)+btoi(strings.HasPrefix(r.Text(), marker.CutPrefix)) != 1 {
 			t.Errorf("%s: the cut does not hold exactly one marker line", b.CallID)
 		}
 		// Errors survive: every error line of a failed call.
@@ -141,7 +142,7 @@ func TestCorpusPipeline(t *testing.T) {
 		tr := transcripttest.Parse(t, once)
 		var cut []bool
 		for _, r := range tr.Results {
-			cut = append(cut, IsCut(r.Text()))
+			cut = append(cut, marker.IsCut(r.Text()))
 		}
 		twice, err := apply(second)(once)
 		if err != nil {

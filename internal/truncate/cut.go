@@ -10,7 +10,6 @@
 package truncate
 
 import (
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"regexp"
 	"strconv"
 	"strings"
@@ -82,8 +81,8 @@ func Cut(text string, r Rules) (string, bool) {
 	if r.TokenMode && r.Counter == nil || len(text) <= r.Max {
 		return text, false // a char and a token are at least a byte each
 	}
-	total := runeCount(text)
-	if !r.over(text, total) || IsCut(text) {
+	total := textfmt.RuneCount(text)
+	if !r.over(text, total) || marker.IsCut(text) {
 		return text, false
 	}
 	c := r.plan(text, total)
@@ -93,7 +92,7 @@ func Cut(text string, r Rules) (string, bool) {
 	head, mid, tail := text[:c.h], text[c.h:c.t], text[c.t:]
 	kept := r.keep(text, c.h, c.t)
 	x := c.insert(text, kept)
-	if c.headRunes+runeCount(x)+c.tailRunes >= c.total {
+	if c.headRunes+textfmt.RuneCount(x)+c.tailRunes >= c.total {
 		return text, false
 	}
 	if r.Counter != nil && !fewerTokens(r.Counter, text, head, mid, x, tail, r.TokenMode) {
@@ -108,32 +107,6 @@ func (r Rules) over(text string, total int) bool {
 		return tokens.Additive(r.Counter) && tokens.MinTokens(text, r.Max+1) > r.Max || tokens.AtLeast(r.Counter, text, r.Max+1)
 	}
 	return total > r.Max
-}
-
-// runeCount is utf8.RuneCountInString, eight bytes at a time where they
-// are ASCII.
-func runeCount(s string) int {
-	n, i := 0, 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 == 0 {
-			n += 8
-			continue
-		}
-		// Count the bytes that start a character (not 10xxxxxx).
-		for j := i; j < i+8; j++ {
-			if s[j]&0xC0 != 0x80 {
-				n++
-			}
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i]&0xC0 != 0x80 {
-			n++
-		}
-	}
-	return n
 }
 
 // cut is where a text is cut: it keeps text[:h] and text[t:].
@@ -152,8 +125,8 @@ func (r Rules) plan(text string, total int) cut {
 	}
 	c.h = headEnd(text, r.Head, size, r.TokenMode)
 	c.t = tailStart(text, c.h, r.Tail, size, r.TokenMode)
-	c.headRunes = runeCount(text[:c.h])
-	c.tailRunes = runeCount(text[c.t:])
+	c.headRunes = textfmt.RuneCount(text[:c.h])
+	c.tailRunes = textfmt.RuneCount(text[c.t:])
 	return c
 }
 
@@ -317,7 +290,7 @@ func (c cut) markerLine(text string, kept int) string {
 	head, mid, tail := text[:c.h], text[c.h:c.t], text[c.t:]
 	cutRunes := c.total - c.headRunes - c.tailRunes
 	var b strings.Builder
-	b.WriteString(MarkerPrefix)
+	b.WriteString(marker.CutPrefix)
 	b.WriteString(textfmt.Plural(c.total, "char", "chars"))
 	b.WriteString(", ")
 	b.WriteString(textfmt.Plural(lines(text), "line", "lines"))
@@ -359,62 +332,4 @@ func (c cut) markerLine(text string, kept int) string {
 	}
 	b.WriteByte('.')
 	return marker.Cite(b.String(), c.handle)
-}
-
-// The shape of a marker line, for IsCut.
-var markerShape = func() *lazyre.Regexp {
-	const n = `\d{1,3}(?:,\d{3})*`
-	return lazyre.New(`^\[ctx-truncate\] (` + n + `) chars?, ` + n + ` lines?; ` + n + ` chars? (?:` +
-		`\(` + n + ` lines?\) cut here; kept the first ` + n + ` and last ` + n + ` lines?` +
-		`|cut here, (?:inside line ` + n + `|from (?:inside )?line ` + n + ` to (?:inside )?line ` + n + `); kept the first ` + n + ` and last ` + n + ` chars?` +
-		`)(?: and ` + n + ` lines? that matters? \(numbered\))?(?:` + marker.CitationPattern + `)?\.$`)
-}()
-
-// MarkerPrefix starts every ctx-truncate marker line.
-var MarkerPrefix = marker.Line("truncate", "")
-
-// IsCut reports whether text is the output of a cut: one of its lines is a
-// ctx-truncate marker line, in the exact shape Cut writes, that says the
-// text had more chars than it has now. A cut's output always holds its own
-// marker line (and only it: a text that held one was not cut), so Cut of
-// its output changes nothing; a log that merely quotes a marker line of a
-// longer text is recognised too, and left whole, which is safe.
-func IsCut(text string) bool {
-	_, ok := findMarkerLine(text)
-	return ok
-}
-
-// Cited returns the handle that the marker line of a cut cites, or "": the
-// archive gives the whole output back by it.
-func Cited(text string) string {
-	line, _ := findMarkerLine(text)
-	return marker.Cited(line)
-}
-
-// findMarkerLine finds the marker line of a cut (IsCut).
-func findMarkerLine(text string) (string, bool) {
-	for off := 0; off < len(text); {
-		i := strings.Index(text[off:], MarkerPrefix)
-		if i < 0 {
-			return "", false
-		}
-		i += off
-		off = i + len(MarkerPrefix)
-		if i > 0 && text[i-1] != '\n' {
-			continue
-		}
-		line := text[i:]
-		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
-			line = line[:nl]
-		}
-		m := markerShape.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		total, err := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-		if err == nil && total > runeCount(text) {
-			return line, true
-		}
-	}
-	return "", false
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
 
@@ -289,8 +290,8 @@ func TestTokenMode(t *testing.T) {
 func TestIsCut(t *testing.T) {
 	text := numbered(40, "line %02d")
 	out, _ := Cut(text, small())
-	if !IsCut(out) {
-		t.Errorf("IsCut(its own output) = false:\n%s", out)
+	if !marker.IsCut(out) {
+		t.Errorf("marker.IsCut(its own output) = false:\n%s", out)
 	}
 	for _, s := range []string{
 		text,
@@ -299,8 +300,8 @@ func TestIsCut(t *testing.T) {
 		// A marker that claims fewer chars than the text has is not a cut's.
 		"[ctx-truncate] 3 chars, 1 line; 2 chars (1 line) cut here; kept the first 0 and last 0 lines.\n" + text,
 	} {
-		if IsCut(s) {
-			t.Errorf("IsCut(%.60q) = true", s)
+		if marker.IsCut(s) {
+			t.Errorf("marker.IsCut(%.60q) = true", s)
 		}
 	}
 	// The shapes Cut writes, as docs/markers.md shows them.
@@ -310,11 +311,11 @@ func TestIsCut(t *testing.T) {
 		"[ctx-truncate] 45,231 chars, 1 line; 41,231 chars cut here, inside line 1; kept the first 2,000 and last 2,000 chars.",
 		"[ctx-truncate] 45,231 chars, 3 lines; 41,231 chars cut here, from inside line 1 to line 3; kept the first 2,000 and last 2,000 chars and 1 line that matters (numbered).",
 	} {
-		if !IsCut("head\n" + line + "\ntail") {
+		if !marker.IsCut("head\n" + line + "\ntail") {
 			t.Errorf("IsCut does not know %q", line)
 		}
 		cited := marker.Cite(line, "toolu_01AB")
-		if !IsCut("head\n"+cited+"\ntail") || Cited("head\n"+cited+"\ntail") != "toolu_01AB" || Cited("head\n"+line+"\ntail") != "" {
+		if !marker.IsCut("head\n"+cited+"\ntail") || marker.CitedCut("head\n"+cited+"\ntail") != "toolu_01AB" || marker.CitedCut("head\n"+line+"\ntail") != "" {
 			t.Errorf("IsCut or Cited does not know %q", cited)
 		}
 	}
@@ -331,13 +332,13 @@ func TestCutCites(t *testing.T) {
 			t.Fatalf("not cut: %.40q", text)
 		}
 		want, _ := Cut(text, small())
-		i := strings.Index(want, MarkerPrefix)
+		i := strings.Index(want, marker.CutPrefix)
 		line, _, _ := strings.Cut(want[i:], "\n")
 		if !strings.Contains(out, "\n"+marker.Cite(line, r.Handle)+"\n") && !strings.HasPrefix(out, marker.Cite(line, r.Handle)) {
 			t.Errorf("the marker line does not cite the handle:\n%s", out)
 		}
-		if !IsCut(out) || Cited(out) != r.Handle {
-			t.Errorf("IsCut %v, Cited %q:\n%s", IsCut(out), Cited(out), out)
+		if !marker.IsCut(out) || marker.CitedCut(out) != r.Handle {
+			t.Errorf("IsCut %v, Cited %q:\n%s", marker.IsCut(out), marker.CitedCut(out), out)
 		}
 		if again, ok := Cut(out, r); ok || again != out {
 			t.Errorf("a second cut changed it")
@@ -373,8 +374,8 @@ func TestCutIsIdempotent(t *testing.T) {
 func TestRuneCount(t *testing.T) {
 	for _, s := range []string{"", "a", "abcdefgh", "abcdefghé", "éééééééééé", "日本語のテキスト and ascii 🙂 mixed\n", strings.Repeat("x🙂", 33), "\xff\xfe invalid"} {
 		for i := 0; i <= len(s); i++ {
-			if got, want := runeCount(s[i:]), utf8.RuneCountInString(s[i:]); got != want && utf8.ValidString(s[i:]) {
-				t.Errorf("runeCount(%q) = %d, want %d", s[i:], got, want)
+			if got, want := textfmt.RuneCount(s[i:]), utf8.RuneCountInString(s[i:]); got != want && utf8.ValidString(s[i:]) {
+				t.Errorf("textfmt.RuneCount(%q) = %d, want %d", s[i:], got, want)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
@@ -76,10 +77,10 @@ func FuzzCut(f *testing.F) {
 		if n, m := ctr.Count(text), ctr.Count(out); m > n || tokenMode && m == n {
 			t.Fatalf("more tokens: %d → %d", n, m)
 		}
-		if !IsCut(out) || Cited(out) != r.Handle {
-			t.Fatalf("the cut is not recognised, or cites %q, not %q:\n%s", Cited(out), r.Handle, out)
+		if !marker.IsCut(out) || marker.CitedCut(out) != r.Handle {
+			t.Fatalf("the cut is not recognised, or cites %q, not %q:\n%s", marker.CitedCut(out), r.Handle, out)
 		}
-		i := strings.Index(out, MarkerPrefix)
+		i := strings.Index(out, marker.CutPrefix)
 		if !strings.HasPrefix(text, strings.TrimSuffix(out[:i], "\n")) {
 			t.Fatalf("the head is not the text's start")
 		}

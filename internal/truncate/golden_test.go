@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxkit/ctxkit/internal/invariant"
-	"github.com/ctxkit/ctxkit/internal/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/invariant"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )

@@ -95,7 +95,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	}
 	var todo []*transcript.Result
 	for i, r := range t.Results {
-		if f.inScope(r) && !refs[r.CallID] && !latest[i] && !r.HasPrefix("[ctx-") {
+		if f.inScope(r) && !refs[r.CallID] && !latest[i] && !marker.OnResult(r) {
 			todo = append(todo, r)
 		}
 	}
@@ -181,18 +181,26 @@ func cutAll(t *transcript.Transcript, rs []*transcript.Result, opts Options) []c
 // with names, those of the named tools; with all, every result. Results of
 // edits and writes are never cut: they are the record of a change.
 func (f *Filter) inScope(r *transcript.Result) bool {
-	c := r.Call
-	if c == nil {
-		return f.opts.All
+	if c := r.Call; c != nil {
+		return f.Cuts(c.Name, c.Kind, c.Args)
 	}
-	if c.Kind == tools.Edit || c.Kind == tools.Write {
-		return false
-	}
+	return f.opts.All
+}
+
+// Cuts reports whether the filter cuts the output of a call to the tool
+// name, of the kind and arguments its input gives (tools.Table.Decode): by
+// default a call with a command line or of a shell tool; with Tools, a call
+// of a named tool; with All, every call. The output of an edit or a write
+// is never cut: it is the record of a change. ctx-truncate's hook asks it
+// too, so that a hook cuts what the filter would.
+func (f *Filter) Cuts(name string, kind tools.Kind, args tools.Args) bool {
 	switch {
+	case kind == tools.Edit || kind == tools.Write:
+		return false
 	case f.opts.All:
 		return true
 	case f.names != nil:
-		return f.names[strings.ToLower(c.Name)]
+		return f.names[strings.ToLower(name)]
 	}
-	return c.Args.Command != "" || c.Kind == tools.Shell
+	return args.Command != "" || kind == tools.Shell
 }

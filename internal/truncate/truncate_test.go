@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
-	"github.com/ctxkit/ctxkit/internal/transcript/transcripttest"
 )
 
 func session(t *testing.T, name string) []byte {
@@ -111,7 +112,7 @@ func TestApplyMirrors(t *testing.T) {
 				cut := r.Text() != b.Text()
 				for j, m := range r.Mirrors() {
 					was := b.Mirrors()[j].Text
-					if cut && len(was) > DefaultMaxChars && !IsCut(m.Text) {
+					if cut && len(was) > DefaultMaxChars && !marker.IsCut(m.Text) {
 						t.Errorf("%s: the result was cut, its mirror %s (%d bytes) was not", r.CallID, m.Field, len(was))
 					}
 					if !cut && m.Text != was {

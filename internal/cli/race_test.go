@@ -1,7 +1,0 @@
-//go:build race
-
-package cli
-
-// raceEnabled: the race detector slows the filters and SQLite several
-// times over; the race run then checks the pipelines on fewer inputs.
-const raceEnabled = true

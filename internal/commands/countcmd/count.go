@@ -1,0 +1,243 @@
+// Package countcmd is ctx-count: a transcript's tokens by role, tool and
+// file, many transcripts by group, before and after a filter.
+package countcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/count"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/timespan"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Command is ctx-count.
+var Command = cli.Command{
+	Name:      "ctx-count",
+	Usage:     "count a transcript's tokens by role, tool and file",
+	ArgsUsage: "[FILE ...]",
+	Description: `Reads transcripts (Claude Code JSONL, Codex rollouts, OpenAI or Anthropic messages; the
+format is detected) from the FILEs or stdin and reports their tokens: the total, by role,
+by tool (calls, failures, input and result tokens), the largest tool results, and the files
+read with the tokens spent re-reading them. Several FILEs get a row each and a total.
+
+What is counted: the text the model sees (message text, thinking, tool arguments and tool
+results) with the chosen encoding; images are estimated from their size. JSON syntax,
+metadata (ids, timestamps, usage), and lines the model never sees (progress, snapshots) are
+not counted. A provider bills a little more: per-message overhead, the system prompt and tool
+definitions that a transcript file does not hold. See docs/count.md.
+
+GROUPS (--by): one table of all the transcripts, a row per group, most tokens first, with
+the share of tool output, the re-reads, what ctx-dedupe saves and the top tools of each:
+   project  the session's working directory      session  the session's id, else the file
+   day      each message's local date            file     the transcript file
+   model    the model that wrote each message    tool     the tool (text: "(no tool)")
+   kind     the tool's kind (a shell call's, its command's)
+--since and --until count only the messages written in that span, by the transcripts' own
+timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
+progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+` + cli.TimesHelp + `
+
+EXAMPLES:
+   ctx-count session.jsonl
+   ctx-count --by project ~/.claude/projects ~/.codex/sessions
+   ctx-count --by day --since 2026-05-01 --json ~/.claude/projects
+   ctx-count --each-line < trajectories.jsonl > reports.jsonl
+   ctx-count --json ~/.claude/projects/*/*.jsonl
+   ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
+   cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
+	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until,
+		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag},
+	Run: runCount,
+}
+
+var (
+	jsonFlag = cli.JSONFlag("print the report as JSON (schema in docs/count.md)")
+	top      = &ucli.IntFlag{Name: "top", Value: 10, EnvVars: []string{"CTX_TOP"}, Usage: "list the `N` largest tool results"}
+	budget   = cli.BudgetFlag("", "show the total as a share of a budget of `N` tokens (200000, 140k, or a share of --window: 70%): the whole context window, or what ctx-summarize --budget fits a history to.")
+	window   = cli.WindowFlag("the model's context window in `N` tokens, of which --budget can be a share")
+	tee      = &ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"}
+	before   = &ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"}
+	by       = &ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"}
+	since    = cli.SinceFlag("with --by, count the messages written from `TIME` on: " + timespan.Forms)
+	until    = cli.UntilFlag("with --by, count the messages written before `TIME` (as --since); a date counts all of that day")
+)
+
+func runCount(e *cli.Env) error {
+	top := e.Int(top.Name)
+	if top < 0 {
+		return cli.Usagef("--top must be 0 or more")
+	}
+	ctr, err := e.Counter()
+	if err != nil {
+		return err
+	}
+	if e.Bool(cli.EachLineFlag.Name) {
+		for _, f := range []ucli.Flag{tee, before, budget, by, since, until} {
+			if e.Given(f) {
+				return cli.Usagef("--%s does not go with --each-line, which gives every line its own report", f.Names()[0])
+			}
+		}
+		return e.EachLine(func(t *transcript.Transcript, in cli.LineInput) ([]byte, string, error) {
+			r := count.Count(t, ctr, top)
+			r.File = in.Name
+			out, err := cli.MarshalLine(count.LineReport{Version: count.SchemaVersion, Encoding: ctr.Name(), Line: in.Line, Report: r})
+			return out, "", err
+		})
+	}
+	srcs, err := e.Sources()
+	if err != nil {
+		return err
+	}
+	if e.IsSet(by.Name) {
+		return countBy(e, srcs, ctr)
+	}
+	for _, f := range []ucli.Flag{since, until} {
+		if e.Given(f) {
+			return cli.Usagef("--%s counts the messages of a span of time by group: give --by too", f.Names()[0])
+		}
+	}
+	limit, _, err := e.Budget()
+	if err != nil {
+		return err
+	}
+	teeing := e.Bool(tee.Name)
+	if teeing && cli.Several(srcs) {
+		return cli.Usagef("--tee passes one transcript through; a directory or %d files given", len(srcs))
+	}
+	s := count.Summary{Version: count.SchemaVersion, Encoding: ctr.Name()}
+	var teed []byte
+	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
+		t, err := e.Load(in)
+		if err != nil {
+			return nil, err
+		}
+		r := count.Count(t, ctr, top)
+		r.File = in.Display()
+		var data []byte // only --tee's one input is kept past its count
+		if teeing {
+			data = in.Data
+		}
+		return func() error {
+			s.Files = append(s.Files, r)
+			teed = data
+			return nil
+		}, nil
+	})
+	if err != nil || len(s.Files) == 0 {
+		return err
+	}
+	s.Total = s.Files[0]
+	if len(s.Files) > 1 {
+		s.Total = count.Merge(s.Files, top)
+	}
+	s.Total.File = "" // the total is of every file, even of one
+	if limit > 0 {
+		s.Budget = count.NewBudget(limit, s.Total.Tokens)
+	}
+	if name := e.String(before.Name); name != "" {
+		ins, err := e.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		t, err := e.Load(ins)
+		if err != nil {
+			return err
+		}
+		s.Before = count.NewBefore(ins.Display(), count.Count(t, ctr, 0).Tokens, s.Total.Tokens)
+	}
+
+	reportTo := e.Stdout
+	if teeing {
+		reportTo = e.Stderr
+	}
+	var report bytes.Buffer
+	if e.Bool(jsonFlag.Name) {
+		enc := json.NewEncoder(&report)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+	} else if err := s.WriteText(&report, count.TextOptions{Top: top, Color: cli.ColorOK(reportTo)}); err != nil {
+		return err
+	}
+	if teeing {
+		if n, err := e.Stdout.Write(teed); err != nil {
+			// The report still goes out, and the status says that the
+			// transcript passed on was cut.
+			if _, err := reportTo.Write(report.Bytes()); err != nil {
+				return err
+			}
+			if cli.IsBrokenPipe(err) {
+				err = errors.New("stdout was closed")
+			}
+			return cli.Failf("--tee: %v after %s of %s bytes: the transcript passed on is cut", err, textfmt.Int(n), textfmt.Int(len(teed)))
+		}
+	}
+	_, err = reportTo.Write(report.Bytes())
+	return err
+}
+
+// countBy is ctx-count --by: one table of all the transcripts, a row per
+// group, the transcripts counted on --jobs goroutines, each let go once
+// its tokens are added to its groups.
+func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
+	group, err := count.ParseBy(e.String(by.Name))
+	if err != nil {
+		return cli.Usagef("--by: %v", err)
+	}
+	for _, f := range []ucli.Flag{tee, before, budget} {
+		if e.Given(f) {
+			return cli.Usagef("--%s does not go with --by", f.Names()[0])
+		}
+	}
+	var w count.Window
+	if s := e.String(since.Name); s != "" {
+		if w.Since, err = timespan.Since(s, time.Local); err != nil {
+			return cli.Usagef("--since: %v", err)
+		}
+	}
+	if s := e.String(until.Name); s != "" {
+		if w.Until, err = timespan.Until(s, time.Local); err != nil {
+			return cli.Usagef("--until: %v", err)
+		}
+	}
+	g := count.NewGrouped(ctr.Name(), group, w)
+	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
+		t, err := e.Load(in)
+		if err != nil {
+			return nil, err
+		}
+		p := count.GroupTokens(t, ctr, group, w, in.Display())
+		return func() error { g.Add(p); return nil }, nil
+	})
+	if err != nil || g.Sessions+g.Skipped == 0 {
+		return err
+	}
+	g.Finish()
+	var report bytes.Buffer
+	if e.Bool(jsonFlag.Name) {
+		enc := json.NewEncoder(&report)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(g); err != nil {
+			return err
+		}
+	} else {
+		rows := 0
+		if e.IsSet(top.Name) {
+			rows = max(e.Int(top.Name), 1)
+		}
+		if err := g.WriteText(&report, rows, cli.ColorOK(e.Stdout)); err != nil {
+			return err
+		}
+	}
+	_, err = e.Stdout.Write(report.Bytes())
+	return err
+}

@@ -1,0 +1,219 @@
+package replay
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// handPrices are prices easy to work with by hand, per million tokens:
+// input 1, a 5-minute write 1.25, an hour's 2, a read 0.1, output 5.
+func handPrices(t *testing.T) *pricing.Table {
+	o, err := pricing.ParseOverride("input=1,cache_write=1.25,cache_write_1h=2,cache_read=0.1,output=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := pricing.Default().With(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// approx counts a token per four bytes, rounded up: sizes by hand.
+func approx(t *testing.T) tokens.Counter {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctr
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func checkRun(t *testing.T, name string, got, want Run) {
+	t.Helper()
+	if !near(got.Cost, want.Cost) || !near(got.InputCost, want.InputCost) {
+		t.Errorf("%s: cost %.10g (input %.10g), want %.10g (input %.10g)", name, got.Cost, got.InputCost, want.Cost, want.InputCost)
+	}
+	got.Cost, got.InputCost, want.Cost, want.InputCost = 0, 0, 0, 0
+	if got != want {
+		t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)
+	}
+}
+
+// TestByHand replays testdata/four.jsonl, an OpenAI history of four model
+// turns, counted at a token per four bytes:
+//
+//	0 user 16 bytes: 4           3 assistant 8 + call 16 bytes: 6 (turn 2)
+//	1 assistant 8 + call 16: 6   4 tool 40 bytes: 10
+//	  (turn 1)                   5 assistant 40 bytes: 10 (turn 3)
+//	2 tool 400 bytes: 100        6 user 40 bytes: 10
+//	                             7 assistant 40 bytes: 10 (turn 4)
+//
+// As it was, request k sends the messages before turn k, reads what the
+// request before it sent, and writes the rest (dollars per million
+// tokens: write 1.25, read 0.1, output 5):
+//
+//	1: [0]       4 sent, read 0,   write 4,   out 6:  5 + 30           = 35
+//	2: [0-2]   110 sent, read 4,   write 106, out 6:  0.4 + 132.5 + 30 = 162.9
+//	3: [0-4]   126 sent, read 110, write 16,  out 10: 11 + 20 + 50     = 81
+//	4: [0-6]   146 sent, read 126, write 20,  out 10: 12.6 + 25 + 50   = 87.6
+//
+// 366.5 in all, 206.5 of it input. A policy that, at request 3, replaces
+// the 100-token result (message 2) with 20 tokens breaks the cache from
+// message 2 on:
+//
+//	3: 46 sent, read 10 (messages 0, 1), write 36, out 10: 1 + 45 + 50   = 96
+//	4: 66 sent, read 46,                 write 20, out 10: 4.6 + 25 + 50 = 79.6
+//
+// 373.5 in all, 213.5 of it input: a change one request before the end
+// does not pay; the session ends too soon for the 80 tokens it saves.
+func TestByHand(t *testing.T) {
+	tr := transcripttest.Load(t, filepath.Join("testdata", "four.jsonl"))
+	policy := func(tr *transcript.Transcript) Advance {
+		return func(n int, changed func(m *transcript.Message, tokens int)) {
+			if n == 5 { // the history before turn 3
+				changed(tr.Messages[2], 20)
+			}
+		}
+	}
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t)})
+	if s.Tokens != 156 || s.Format != "openai" {
+		t.Errorf("history %d tokens in %s, want 156 in openai", s.Tokens, s.Format)
+	}
+	checkRun(t, "as it was", s.AsIs, Run{Requests: 4, Sent: 386, Tokens: pricing.Tokens{CacheRead: 240, CacheWrite: 146, Output: 32},
+		Cost: 366.5e-6, InputCost: 206.5e-6, Peak: 146, Breaks: 0})
+	checkRun(t, "compacted", *s.Compacted, Run{Requests: 4, Sent: 226, Tokens: pricing.Tokens{CacheRead: 60, CacheWrite: 166, Output: 32},
+		Cost: 373.5e-6, InputCost: 213.5e-6, Peak: 110, Breaks: 1})
+	if r := s.Ratio(); !near(r, 373.5/366.5) {
+		t.Errorf("ratio %v", r)
+	}
+	if r := s.PeakRatio(); !near(r, 110.0/146) {
+		t.Errorf("peak ratio %v", r)
+	}
+}
+
+// TestByHandClaudeCode replays testdata/restart.jsonl, a Claude Code
+// session whose first response is written over two lines with its call's
+// result between them, and that compacts its history before its third,
+// with a fixed prefix of 100 tokens and the hour-long cache (write 2):
+//
+//	0 user 8 bytes: 2                         (turn 1: 1 and 3, out 4 + 2 = 6)
+//	1 assistant m1, call {"command":"ls"}: 4  (turn 2: 4, out 4)
+//	2 result 400 bytes: 100                   (turn 3: 6, out 2)
+//	3 assistant m1, 8 bytes: 2
+//	4 assistant m2, 16 bytes: 4
+//	5 the summary after compact_boundary, 40 bytes: 10
+//	6 assistant m3, 8 bytes: 2
+//
+//	1: prefix + [0]:  102 sent, read 0,   write 102, out 6: 204 + 30       = 234
+//	2: prefix + [0-3]: 208 sent, read 102, write 106, out 4: 10.2 + 212 + 20 = 242.2
+//	3: prefix + [5]:  110 sent, read 100, write 10,  out 2: 10 + 20 + 10    = 40
+//
+// The restart breaks the cache but for the prefix.
+func TestByHandClaudeCode(t *testing.T) {
+	tr := transcripttest.Load(t, filepath.Join("testdata", "restart.jsonl"))
+	s := Replay(tr, nil, Options{Counter: approx(t), Prices: handPrices(t), Prefix: 100, HourCache: true})
+	checkRun(t, "as it was", s.AsIs, Run{Requests: 3, Sent: 420, Tokens: pricing.Tokens{CacheRead: 202, CacheWrite1h: 218, Output: 12},
+		Cost: 516.2e-6, InputCost: 456.2e-6, Peak: 208, Breaks: 1})
+	if s.Model != "test-model" || s.Known || s.Compacted != nil {
+		t.Errorf("model %q known %v, compacted %v", s.Model, s.Known, s.Compacted)
+	}
+}
+
+// TestReportGolden pins the JSON report (testdata/four.golden).
+func TestReportGolden(t *testing.T) {
+	tr := transcripttest.Load(t, filepath.Join("testdata", "four.jsonl"))
+	policy := func(tr *transcript.Transcript) Advance {
+		return func(n int, changed func(m *transcript.Message, tokens int)) {
+			if n == 5 {
+				changed(tr.Messages[2], 20)
+			}
+		}
+	}
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t)})
+	s.File = "four.jsonl"
+	out, err := json.MarshalIndent([]Session{s, Total([]Session{s})}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "four.golden"), append(out, '\n'))
+}
+
+// TestTurns: every corpus file's turns start with an assistant message,
+// follow one another, and, in Claude Code, hold every line of one
+// response and no other.
+func TestTurns(t *testing.T) {
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		tr := transcripttest.Load(t, path)
+		last := -1
+		byResponse := map[string]int{}
+		for k, tn := range tr.Turns() {
+			first := tn.Messages[0]
+			if first <= last {
+				t.Fatalf("%s: turn %d starts at %d, after %d", path, k, first, last)
+			}
+			last = first
+			for _, i := range tn.Messages {
+				m := tr.Messages[i]
+				if m.Role != "assistant" {
+					t.Fatalf("%s: turn %d holds a %s message", path, k, m.Role)
+				}
+				if m.Response == "" {
+					continue
+				}
+				if j, ok := byResponse[m.Response]; ok && j != k {
+					t.Fatalf("%s: response %s is in turns %d and %d", path, m.Response, j, k)
+				}
+				byResponse[m.Response] = k
+			}
+		}
+	}
+}
+
+// TestCorpus: over every fixture and corpus file, a replay's tokens add
+// up (what a request sends is read or written), its largest prompt is no
+// more than the history and the prefix, its cache breaks as it was are
+// the agent's own compactions, and a policy that changes nothing sends
+// the session as it was.
+func TestCorpus(t *testing.T) {
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(*transcript.Transcript) Advance {
+		return func(int, func(*transcript.Message, int)) {}
+	}
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		tr := transcripttest.Load(t, path)
+		opts := Options{Counter: ctr, Prices: pricing.Default(), Prefix: 1000}
+		s := Replay(tr, same, opts)
+		r := s.AsIs
+		if tk := r.Tokens; tk.CacheRead+tk.CacheWrite+tk.CacheWrite1h+tk.Input != r.Sent {
+			t.Errorf("%s: %d sent, %+v", path, r.Sent, tk)
+		}
+		if r.Peak > s.Tokens+opts.Prefix || r.Requests != len(tr.Turns()) {
+			t.Errorf("%s: peak %d of a history of %d, %d requests for %d turns", path, r.Peak, s.Tokens, r.Requests, len(tr.Turns()))
+		}
+		restarts := 0
+		for _, m := range tr.Messages {
+			if m.Restart {
+				restarts++
+			}
+		}
+		if r.Breaks > restarts {
+			t.Errorf("%s: %d cache breaks as it was, %d restarts", path, r.Breaks, restarts)
+		}
+		if *s.Compacted != s.AsIs {
+			t.Errorf("%s: a policy that changes nothing sends %+v, as it was %+v", path, *s.Compacted, s.AsIs)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package usage
+
+import (
+	"sort"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+// Total is the usage and the cost of some requests.
+type Total struct {
+	Requests  int            `json:"requests"`
+	Tokens    pricing.Tokens `json:"tokens"`
+	Reasoning int64          `json:"reasoning_tokens,omitempty"`
+	Cost      float64        `json:"cost_usd"`
+	// Unpriced counts the requests whose model the price table does not
+	// know: they are priced as the format's default model
+	// (pricing.DefaultModel).
+	Unpriced int `json:"unpriced,omitempty"`
+}
+
+// Add counts a request, priced at p (known: the table knows its model).
+func (t *Total) Add(r Record, p pricing.Price, known bool) {
+	t.Requests++
+	t.Tokens.Add(r.Tokens)
+	t.Reasoning += r.Reasoning
+	t.Cost += p.Cost(r.Tokens)
+	if !known {
+		t.Unpriced++
+	}
+}
+
+// Row is the total of one group.
+type Row struct {
+	Key string `json:"key"`
+	Total
+}
+
+// Keys of the groupings: what a record is counted under.
+var (
+	ByModel   = func(r Record) string { return r.Model }
+	BySession = func(r Record) string { return r.Session }
+	ByProject = func(r Record) string { return r.Project }
+	// ByDay is the record's local date (time.Local), "" without a time.
+	ByDay = func(r Record) string {
+		if r.Time.IsZero() {
+			return ""
+		}
+		return r.Time.In(time.Local).Format(time.DateOnly)
+	}
+)
+
+// Tally prices records of a transcript of format f with prices, each at
+// its own model's rates, and adds them up by key; the rows come most
+// costly first. A request whose ID was seen before, in these records or
+// in seen, is left out, and its ID added to seen: a report over many
+// files passes the same map to each.
+func Tally(records []Record, f transcript.Format, prices *pricing.Table, key func(Record) string, seen map[string]bool) []Row {
+	byKey := map[string]*Row{}
+	for _, r := range records {
+		if r.ID != "" && seen != nil {
+			if seen[r.ID] {
+				continue
+			}
+			seen[r.ID] = true
+		}
+		k := key(r)
+		row := byKey[k]
+		if row == nil {
+			row = &Row{Key: k}
+			byKey[k] = row
+		}
+		p, known := prices.For(r.Model, f)
+		row.Add(r, p, known)
+	}
+	rows := make([]Row, 0, len(byKey))
+	for _, r := range byKey {
+		rows = append(rows, *r)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Cost != rows[j].Cost {
+			return rows[i].Cost > rows[j].Cost
+		}
+		return rows[i].Key < rows[j].Key
+	})
+	return rows
+}
+
+// HourCache reports whether a session's records show its cache writes
+// lasting an hour (Anthropic's 1-hour cache, which Claude Code uses) more
+// than five minutes: a replay of it should price its writes so.
+func HourCache(records []Record) bool {
+	var hour, five int64
+	for _, r := range records {
+		hour += r.Tokens.CacheWrite1h
+		five += r.Tokens.CacheWrite
+	}
+	return hour > five
+}

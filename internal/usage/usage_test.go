@@ -1,0 +1,163 @@
+package usage
+
+import (
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+)
+
+func read(t *testing.T, in string) ([]Record, transcript.Format) {
+	t.Helper()
+	tr, err := transcript.Parse([]byte(in), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Read([]byte(in), tr.Format), tr.Format
+}
+
+// TestClaudeCode: one response over three lines counts once, with the
+// last line's output; the 5-minute and 1-hour writes are told apart; a
+// synthetic message is no request.
+func TestClaudeCode(t *testing.T) {
+	in := `{"type":"user","sessionId":"s1","cwd":"/p","message":{"role":"user","content":"go"}}
+{"type":"assistant","sessionId":"s1","cwd":"/p","timestamp":"2026-03-01T10:00:00Z","requestId":"req_1","message":{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":1000,"cache_read_input_tokens":20000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":1000},"output_tokens":10}}}
+{"type":"assistant","sessionId":"s1","cwd":"/p","timestamp":"2026-03-01T10:00:05Z","requestId":"req_1","message":{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":1000,"cache_read_input_tokens":20000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":1000},"output_tokens":10}}}
+{"type":"user","sessionId":"s1","cwd":"/p","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}}
+{"type":"assistant","sessionId":"s1","cwd":"/p","timestamp":"2026-03-01T10:00:06Z","requestId":"req_1","message":{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":1000,"cache_read_input_tokens":20000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":1000},"output_tokens":250}}}
+{"type":"assistant","sessionId":"s1","cwd":"/p","timestamp":"2026-03-01T10:01:00Z","requestId":"req_2","message":{"id":"msg_2","model":"claude-sonnet-4-5-20250929","role":"assistant","content":[{"type":"text","text":"c"}],"usage":{"input_tokens":5,"cache_creation_input_tokens":300,"cache_read_input_tokens":21000,"output_tokens":40}}}
+{"type":"assistant","sessionId":"s1","cwd":"/p","message":{"id":"msg_3","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error"}],"usage":{"input_tokens":0,"output_tokens":0}}}
+`
+	recs, f := read(t, in)
+	want := []Record{
+		{ID: "msg_1:req_1", Time: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Model: "claude-opus-4-6", Session: "s1", Project: "/p",
+			Tokens: pricing.Tokens{Input: 3, CacheWrite1h: 1000, CacheRead: 20000, Output: 250}},
+		{ID: "msg_2:req_2", Time: time.Date(2026, 3, 1, 10, 1, 0, 0, time.UTC), Model: "claude-sonnet-4-5-20250929", Session: "s1", Project: "/p",
+			Tokens: pricing.Tokens{Input: 5, CacheWrite: 300, CacheRead: 21000, Output: 40}},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d: %+v", len(recs), len(want), recs)
+	}
+	for i := range want {
+		if !recs[i].Time.Equal(want[i].Time) {
+			t.Errorf("record %d: time %v, want %v", i, recs[i].Time, want[i].Time)
+		}
+		recs[i].Time = want[i].Time
+		if recs[i] != want[i] {
+			t.Errorf("record %d: %+v, want %+v", i, recs[i], want[i])
+		}
+	}
+	// Opus 4.6: 3 input at $5, 1,000 hour-long writes at $10, 20,000 reads
+	// at $0.50, 250 output at $25 = 0.000015 + 0.01 + 0.01 + 0.00625;
+	// Sonnet 4.5: 5 at $3, 300 writes at $3.75, 21,000 reads at $0.30, 40
+	// output at $15 = 0.000015 + 0.001125 + 0.0063 + 0.0006.
+	rows := Tally(recs, f, pricing.Default(), ByProject, map[string]bool{})
+	if len(rows) != 1 || rows[0].Requests != 2 || math.Abs(rows[0].Cost-(0.026265+0.00804)) > 1e-9 {
+		t.Errorf("tally %+v", rows)
+	}
+}
+
+// TestCodex: the totals' differences are the requests' usage, a repeated
+// event counts once, the cached part of input is read, and the model is
+// the turn's.
+func TestCodex(t *testing.T) {
+	in := `{"timestamp":"2026-05-11T10:00:00Z","type":"session_meta","payload":{"id":"019e","cwd":"/p"}}
+{"timestamp":"2026-05-11T10:00:01Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5-codex"}}
+{"timestamp":"2026-05-11T10:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
+{"timestamp":"2026-05-11T10:00:03Z","type":"event_msg","payload":{"type":"token_count","info":null}}
+{"timestamp":"2026-05-11T10:00:04Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":50,"reasoning_output_tokens":20,"total_tokens":1050},"last_token_usage":{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":50,"reasoning_output_tokens":20,"total_tokens":1050}}}}
+{"timestamp":"2026-05-11T10:00:04Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":50,"reasoning_output_tokens":20,"total_tokens":1050},"last_token_usage":{"input_tokens":1000,"cached_input_tokens":0,"output_tokens":50,"reasoning_output_tokens":20,"total_tokens":1050}}}}
+{"timestamp":"2026-05-11T10:00:09Z","type":"turn_context","payload":{"cwd":"/p","model":"gpt-5.1-codex"}}
+{"timestamp":"2026-05-11T10:00:10Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":2200,"cached_input_tokens":900,"output_tokens":80,"reasoning_output_tokens":20,"total_tokens":2280},"last_token_usage":{"input_tokens":1200,"cached_input_tokens":900,"output_tokens":30,"reasoning_output_tokens":0,"total_tokens":1230}}}}
+{"timestamp":"2026-05-11T10:00:20Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":100,"cached_input_tokens":60,"cache_write_input_tokens":30,"output_tokens":5}}}}
+`
+	recs, _ := read(t, in)
+	want := []Record{
+		{Model: "gpt-5-codex", Session: "019e", Project: "/p", Reasoning: 20, Tokens: pricing.Tokens{Input: 1000, Output: 50}},
+		{Model: "gpt-5.1-codex", Session: "019e", Project: "/p", Tokens: pricing.Tokens{Input: 300, CacheRead: 900, Output: 30}},
+		{Model: "gpt-5.1-codex", Session: "019e", Project: "/p", Tokens: pricing.Tokens{Input: 10, CacheWrite: 30, CacheRead: 60, Output: 5}},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d: %+v", len(recs), len(want), recs)
+	}
+	for i := range want {
+		recs[i].Time = time.Time{}
+		if recs[i] != want[i] {
+			t.Errorf("record %d: %+v, want %+v", i, recs[i], want[i])
+		}
+	}
+}
+
+// TestChatCompletions: a mini-swe-agent trajectory's responses, with
+// DeepSeek's cache hits.
+func TestChatCompletions(t *testing.T) {
+	in := `{"info":{},"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"},
+{"role":"assistant","content":"a","extra":{"timestamp":1775793870.5,"response":{"id":"r1","model":"deepseek-chat","usage":{"completion_tokens":115,"prompt_tokens":1835,"prompt_tokens_details":{"cached_tokens":320},"prompt_cache_hit_tokens":320,"prompt_cache_miss_tokens":1515}}}},
+{"role":"user","content":"o"}]}`
+	recs, _ := read(t, in)
+	want := Record{ID: "r1", Time: time.Unix(1775793870, 5e8).UTC(), Model: "deepseek-chat", Tokens: pricing.Tokens{Input: 1515, CacheRead: 320, Output: 115}}
+	if len(recs) != 1 || recs[0] != want {
+		t.Errorf("%+v, want %+v", recs, want)
+	}
+}
+
+// TestCorpus: every corpus file's records add up to what its lines hold;
+// a Claude Code session's responses count once each, and a second pass
+// with the same seen IDs counts nothing.
+func TestCorpus(t *testing.T) {
+	for _, path := range testutil.CorpusFiles(t) {
+		t.Run(testutil.Name(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := transcript.Parse(data, transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs := Read(data, tr.Format)
+			ids := map[string]bool{}
+			for _, r := range recs {
+				if r.Tokens.Prompt() < 0 || r.Tokens.Output < 0 || r.Tokens.Input < 0 {
+					t.Fatalf("negative tokens: %+v", r)
+				}
+				if r.ID != "" {
+					if ids[r.ID] {
+						t.Fatalf("response %s counted twice", r.ID)
+					}
+					ids[r.ID] = true
+				}
+			}
+			if tr.Format == transcript.ClaudeCode && len(recs) == 0 {
+				t.Errorf("no usage in a Claude Code session")
+			}
+			seen := map[string]bool{}
+			first := Tally(recs, tr.Format, pricing.Default(), ByModel, seen)
+			again := Tally(recs, tr.Format, pricing.Default(), ByModel, seen)
+			n := 0
+			for _, r := range first {
+				n += r.Requests
+			}
+			if n != len(recs) {
+				t.Errorf("tally counts %d requests of %d", n, len(recs))
+			}
+			for _, r := range again {
+				if r.Requests > 0 && tr.Format == transcript.ClaudeCode {
+					t.Errorf("a second pass counts %d requests again", r.Requests)
+				}
+			}
+		})
+	}
+}
+
+// TestHourCache: the writes that most records show decide.
+func TestHourCache(t *testing.T) {
+	recs := []Record{{Tokens: pricing.Tokens{CacheWrite1h: 10}}, {Tokens: pricing.Tokens{CacheWrite: 5}}}
+	if !HourCache(recs) || HourCache(recs[1:]) || HourCache(nil) {
+		t.Error("HourCache is wrong")
+	}
+}
