@@ -21,34 +21,17 @@ import (
 
 // filters are every filter that writes markers, each with an archive's
 // handles (marker.Citation), as the commands run them with --archive.
-func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report {
-	ctr, err := tokens.New(tokens.Approx)
-	if err != nil {
-		t.Fatal(err)
-	}
+func filters() map[string]func(*transcript.Transcript) stats.Report {
+	ctr := must(tokens.New(tokens.Approx))
 	rules := truncate.DefaultRules()
 	rules.Counter = ctr
-	tr, err := truncate.New(truncate.Options{Rules: rules, Handle: marker.Citation})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dopts := dedupe.Defaults(ctr)
 	dopts.Handle = marker.Citation
-	dd, err := dedupe.New(dopts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dopts.AllTools = true
-	da, err := dedupe.New(dopts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := dopts
+	all.AllTools = true
 	sum := func(opts summarize.Options) func(*transcript.Transcript) stats.Report {
 		opts.Counter, opts.Handle = ctr, marker.Citation
-		f, err := summarize.New(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := must(summarize.New(opts))
 		return func(t *transcript.Transcript) stats.Report { return f.Apply(t).Stats() }
 	}
 	lowered := summarize.Defaults(ctr)
@@ -57,24 +40,17 @@ func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report 
 	cleared.Mode = summarize.ModeClear
 	budget := summarize.Defaults(ctr)
 	budget.Budget, budget.KeepRecent = 1, 3
-	banner, err := loops.NewBanner(loops.BannerOptions{Handle: marker.Citation})
-	if err != nil {
-		t.Fatal(err)
-	}
 	copts := compact.Defaults(ctr)
 	copts.Handle = marker.Citation
-	cp, err := compact.New(copts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return map[string]func(*transcript.Transcript) stats.Report{
-		"truncate":         tr.Apply,
-		"dedupe":           dd.Apply,
-		"dedupe-all":       da.Apply,
+		"truncate":         must(truncate.New(truncate.Options{Rules: rules, Handle: marker.Citation})).Apply,
+		"dedupe":           must(dedupe.New(dopts)).Apply,
+		"dedupe-all":       must(dedupe.New(all)).Apply,
 		"summarize":        sum(lowered),
 		"summarize-clear":  sum(cleared),
 		"summarize-budget": sum(budget),
-		"loops-banner":     banner.Apply, "compact": cp.Apply,
+		"loops-banner":     must(loops.NewBanner(loops.BannerOptions{Handle: marker.Citation})).Apply,
+		"compact":          must(compact.New(copts)).Apply,
 	}
 }
 
@@ -86,7 +62,7 @@ func filters(t *testing.T) map[string]func(*transcript.Transcript) stats.Report 
 // and scenario.
 func TestEveryMarkerCites(t *testing.T) {
 	files := append(testutil.FixturesAndCorpus(t), testutil.Scenarios(t)...)
-	for name, apply := range filters(t) {
+	for name, apply := range filters() {
 		t.Run(name, func(t *testing.T) {
 			a, err := archive.Open(filepath.Join(t.TempDir(), "archive.db"))
 			if err != nil {
@@ -141,6 +117,15 @@ func TestEveryMarkerCites(t *testing.T) {
 			}
 		})
 	}
+}
+
+// must returns what a constructor made; its error, which options the test
+// chose cannot give, panics.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // hasMarker reports whether a text holds a marker line of a ctx-* filter:
