@@ -159,9 +159,10 @@ func Steps(t *transcript.Transcript, cwd string) []Step {
 // part of that command, not a call of its own: the command's step takes the
 // poll's outcome, its last news, and keeps its place; only a poll whose
 // command is not among the steps is a step. A call without its result yet
-// adds nothing.
+// adds nothing, and nor does a call that was denied (Denied): it was not
+// run, so it neither failed again nor broke the run of failures.
 func AddStep(steps []Step, c *transcript.Call, cwd string) []Step {
-	if c.Result == nil {
+	if c.Result == nil || Denied(c.Result.Text()) {
 		return steps
 	}
 	s := NewStep(c, cwd)

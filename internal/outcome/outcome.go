@@ -307,3 +307,12 @@ func ErrorLine(text string) string {
 	}
 	return ""
 }
+
+// blockedPrefix starts the output Codex gives a call that a PreToolUse hook
+// denied: it was not run, and has no exit code.
+const blockedPrefix = "Command blocked by PreToolUse hook: "
+
+// Blocked reports whether an output says its call was not run because a
+// hook denied it (Codex: "Command blocked by PreToolUse hook: REASON.
+// Command: …"): such a call neither succeeded nor failed.
+func Blocked(text string) bool { return strings.HasPrefix(text, blockedPrefix) }

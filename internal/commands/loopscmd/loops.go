@@ -167,6 +167,9 @@ func hookHandler(e *cli.Env, d *loops.Detector) cli.Handler {
 		format := agentFormat(agent)
 		if post {
 			failed := p.Event == hook.PostToolUseFailure
+			if failed && loops.Denied(p.Error) {
+				return nil, nil // not run: not a failure
+			}
 			var code outcome.Code
 			if failed {
 				code = outcome.Read(p.Error, outcome.Hint{IsError: true}).ExitCode
@@ -210,7 +213,7 @@ func sessionSteps(path string, format transcript.Format, table *tools.Table, d *
 	data, err := hookstate.Read("loops", path, format, table, func(data loopsData, t *transcript.Transcript, calls []*transcript.Call) loopsData {
 		written := map[string]bool{}
 		for _, c := range calls {
-			data.Steps = append(data.Steps, loops.NewStep(c, t.Cwd))
+			data.Steps = loops.AddStep(data.Steps, c, t.Cwd)
 			written[c.ID] = true
 		}
 		data.Steps = d.Recent(data.Steps)

@@ -33,7 +33,7 @@ var ErrNotRegular = errors.New("not a regular file: not read")
 
 // stateVersion changes when the state file's meaning does; a state of
 // another version is read as none.
-const stateVersion = 1
+const stateVersion = 2
 
 // sessionState is what a hook keeps of one transcript between calls: Data,
 // its own summary of the calls read so far.
