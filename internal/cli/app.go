@@ -252,9 +252,15 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 // reorderAll is reorder for a binary's arguments, or for those of the
 // subcommand they name.
 func reorderAll(args []string, cmd Command) []string {
+	values := valueFlags(cmd.Flags)
 	for i := 1; i < len(args); i++ {
-		if strings.HasPrefix(args[i], "-") {
-			continue // a flag of the binary's own, --help, --version
+		if a := args[i]; strings.HasPrefix(a, "-") {
+			// A flag of the binary's own (ctx-playbook --playbook P stats),
+			// --help, --version; the value of one is no subcommand.
+			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && values[name] {
+				i++
+			}
+			continue
 		}
 		for _, sub := range cmd.Subcommands {
 			if sub.Name == args[i] {
@@ -264,6 +270,19 @@ func reorderAll(args []string, cmd Command) []string {
 		break
 	}
 	return reorder(args, cmd.Flags)
+}
+
+// valueFlags are the names of the flags that take a value (all but the
+// booleans), which follows them on the command line.
+func valueFlags(flags []ucli.Flag) map[string]bool {
+	values := map[string]bool{}
+	for _, f := range flags {
+		_, isBool := f.(*ucli.BoolFlag)
+		for _, n := range f.Names() {
+			values[n] = !isBool
+		}
+	}
+	return values
 }
 
 // IsBrokenPipe reports whether err is a write to a closed stdout (| head),
@@ -277,13 +296,7 @@ func IsBrokenPipe(err error) bool {
 // (the standard flag package stops at the first argument). Everything after
 // "--" stays an argument.
 func reorder(args []string, flags []ucli.Flag) []string {
-	takesValue := map[string]bool{}
-	for _, f := range flags {
-		_, isBool := f.(*ucli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
+	takesValue := valueFlags(flags)
 	out := []string{args[0]}
 	var rest []string
 	for i := 1; i < len(args); i++ {
