@@ -112,15 +112,11 @@ func (a Args) Check() (archive.Query, Lines, error) {
 	if a.Limit < 0 || a.Limit > archive.MaxLimit || a.LimitGiven && a.Limit == 0 {
 		return q, lines, usagef("limit must be 1 to %d", archive.MaxLimit)
 	}
+	// A date or a time without a zone is the local time of the machine
+	// that runs ctx-recall, and a date as until takes all of that day.
 	var err error
-	if q.Since, err = parseTime("since", a.Since); err != nil {
-		return q, lines, err
-	}
-	if q.Until, err = parseTime("until", a.Until); err != nil {
-		return q, lines, err
-	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return q, lines, usagef("since (%s) is not before until (%s): no execution is in between", a.Since, a.Until)
+	if q.Since, q.Until, err = timespan.Span(a.Since, a.Until, time.Local); err != nil {
+		return q, lines, usagef("%v", err)
 	}
 	if a.Query != "" {
 		if _, err := archive.FTSQuery(a.Query); err != nil {
@@ -140,23 +136,6 @@ func parseRange(s string) (from, to int, err error) {
 	return from, to, nil
 }
 
-// parseTime reads since or until (timespan): a date or a time without a
-// zone is the local time of the machine that runs ctx-recall, and a date
-// as until takes all of that day.
-func parseTime(name, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	read := timespan.Since
-	if name == "until" {
-		read = timespan.Until
-	}
-	t, err := read(s, time.Local)
-	if err != nil {
-		return time.Time{}, usagef("%s: %v", name, err)
-	}
-	return t, nil
-}
 
 // Output is the part of an output that l asks for; nothing when it asks for
 // more than there is.

@@ -199,15 +199,8 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 		}
 	}
 	var w count.Window
-	if s := e.String(since.Name); s != "" {
-		if w.Since, err = timespan.Since(s, time.Local); err != nil {
-			return cli.Usagef("--since: %v", err)
-		}
-	}
-	if s := e.String(until.Name); s != "" {
-		if w.Until, err = timespan.Until(s, time.Local); err != nil {
-			return cli.Usagef("--until: %v", err)
-		}
+	if w.Since, w.Until, err = timespan.Span(e.String(since.Name), e.String(until.Name), time.Local); err != nil {
+		return cli.Usagef("--%v", err)
 	}
 	g := count.NewGrouped(ctr.Name(), group, w)
 	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
