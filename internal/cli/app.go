@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
@@ -64,9 +65,9 @@ type Env struct {
 	Name           string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	args           []string // the command line, after the command's name
-	failed         bool     // an input failed (Fail): the run exits 1
-	status         int      // the run's status when nothing failed (SetStatus)
+	args           []string     // the command line, after the command's name
+	failed         bool         // an input failed (Fail): the run exits 1
+	status         atomic.Int32 // the run's status when nothing failed (SetStatus)
 }
 
 // Given reports whether a flag was given on the command line, not only
@@ -105,8 +106,8 @@ func (e *Env) Fail(err error) {
 
 // SetStatus sets the exit status of a run that otherwise succeeds, to a
 // command's own status (ctx-summarize's ExitOverBudget); a failure (Fail)
-// still exits 1.
-func (e *Env) SetStatus(code int) { e.status = code }
+// still exits 1. It is safe for concurrent use (--each-line).
+func (e *Env) SetStatus(code int) { e.status.Store(int32(code)) }
 
 // Failed reports whether an input failed (Fail).
 func (e *Env) Failed() bool { return e.failed }
@@ -180,7 +181,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		if env.failed {
 			return ExitFailure
 		}
-		return env.status
+		return int(env.status.Load())
 	}
 	code := ExitUsage // anything urfave/cli rejects before the action runs
 	var ec exitCoder

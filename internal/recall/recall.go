@@ -136,7 +136,6 @@ func parseRange(s string) (from, to int, err error) {
 	return from, to, nil
 }
 
-
 // Output is the part of an output that l asks for; nothing when it asks for
 // more than there is.
 func (l Lines) Output(text string) string {

@@ -28,7 +28,7 @@ var PlaybookFlag = &ucli.StringFlag{Name: "playbook", EnvVars: []string{"CTX_PLA
 // line before CTX_PLAYBOOK; else the default file in the user's data
 // directory.
 func playbookPath(e *cli.Env) (string, error) {
-	p := e.String(PlaybookFlag.Name) // the subcommand's: its command line, else CTX_PLAYBOOK
+	p := e.String(PlaybookFlag.Name)             // the subcommand's: its command line, else CTX_PLAYBOOK
 	if p == os.Getenv(PlaybookFlag.EnvVars[0]) { // not given to the subcommand
 		for _, c := range e.Lineage()[1:] {
 			if c.IsSet(topPlaybookFlag.Name) {

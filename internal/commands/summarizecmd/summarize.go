@@ -207,7 +207,7 @@ func runSummarize(e *cli.Env) error {
 		}
 		if b := r.Budget; b != nil && b.Over() {
 			e.SetStatus(cli.ExitOverBudget)
-			return where + ": " + b.Why()
+			return b.Why()
 		}
 		return ""
 	})
