@@ -4,7 +4,6 @@ package countcmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -160,9 +159,7 @@ func runCount(e *cli.Env) error {
 	}
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := cli.WriteJSON(&report, s); err != nil {
 			return err
 		}
 	} else if err := s.WriteText(&report, count.TextOptions{Top: top, Color: cli.ColorOK(reportTo)}); err != nil {
@@ -217,9 +214,7 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 	g.Finish()
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(g); err != nil {
+		if err := cli.WriteJSON(&report, g); err != nil {
 			return err
 		}
 	} else {

@@ -5,7 +5,6 @@ package loopscmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"slices"
@@ -130,9 +129,7 @@ func runLoops(e *cli.Env) error {
 	}
 	var out bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := cli.WriteJSON(&out, s); err != nil {
 			return err
 		}
 	} else if err := s.WriteText(&out); err != nil {
