@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -112,14 +113,20 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 	return run.Report(ctr, textfmt.Plural(failed, "failed result", "failed results"))
 }
 
-// denyLine starts DenyReason.
-var denyLine = marker.Line(tool, "Call not run: it would repeat an error loop.")
+// denial is the first line of a denial's reason, after its marker: what the
+// transcript holds as the result of a call ctx-loops denied.
+const denial = "Call not run: it would repeat an error loop."
 
-// IsDenial reports whether a result is the reason ctx-loops' hook denied
-// its call with (DenyReason), as an agent that gives the reason alone
-// (Claude Code) records it: the call was not run. (Codex's wording around
-// a hook's reason is outcome.Denied's.)
-func IsDenial(text string) bool { return strings.HasPrefix(text, denyLine+"\n") }
+// Denied reports whether a call's output says it was not run: ctx-loops
+// denied it (Claude Code gives the model the reason as the call's result,
+// marked as an error), or a hook denied it in Codex (outcome.Blocked).
+func Denied(output string) bool {
+	if outcome.Blocked(output) {
+		return true
+	}
+	_, line, ok := marker.Parse(output)
+	return ok && marker.Is(output, tool) && line == denial
+}
 
 // DenyReason tells the model what failed, how often, and what to do
 // instead. The loop holds the call about to be made as its last step. The
@@ -140,7 +147,7 @@ func DenyReason(l Loop, next Step) string {
 	// The first line is the marker the transcript will hold as the call's
 	// result, with nothing of the call in it (a command could read as
 	// "call ID" to the other filters); what failed follows on the next.
-	b.WriteString(denyLine + "\n")
+	b.WriteString(marker.Line(tool, denial) + "\n")
 	switch l.Kind {
 	case Repeat:
 		fmt.Fprintf(&b, "%s has already failed %s times with these arguments and no successful edit or write in between%s. ", what, before, errText)

@@ -690,10 +690,10 @@ func (p *Page) calls(s *session) {
 		p.Timeline = append(p.Timeline, call)
 	}
 	var steps []loops.Step
-	var callOf []int // each step's call
+	var callOf []int // each step's call: the first of its command's
 	for _, c := range t.Calls {
-		if c.Result != nil {
-			steps = append(steps, loops.NewStep(c, t.Cwd))
+		n := len(steps)
+		if steps = loops.AddStep(steps, c, t.Cwd); len(steps) > n {
 			callOf = append(callOf, c.Index)
 		}
 	}
@@ -719,7 +719,7 @@ func (p *Page) calls(s *session) {
 // denial is a call's answer, not a replacement.
 func replacedBy(r *transcript.Result) (tool, line string, ok bool) {
 	text := r.Text()
-	if loops.IsDenial(text) {
+	if loops.Denied(text) {
 		return "", "", false
 	}
 	if tool, line, ok := marker.Parse(text); ok {
@@ -787,7 +787,7 @@ func kindLane(k tools.Kind) tools.Kind {
 func status(r *transcript.Result) string {
 	text := r.Text()
 	switch {
-	case outcome.Denied(text) || loops.IsDenial(text):
+	case outcome.Rejected(text) || loops.Denied(text):
 		return "denied"
 	case r.Failed():
 		return "failed"

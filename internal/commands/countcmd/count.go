@@ -4,7 +4,6 @@ package countcmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -165,9 +164,7 @@ func runCount(e *cli.Env) error {
 	}
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := cli.WriteJSON(&report, s); err != nil {
 			return err
 		}
 	} else if err := s.WriteText(&report, count.TextOptions{Top: top, Color: cli.ColorOK(reportTo)}); err != nil {
@@ -204,15 +201,8 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 		}
 	}
 	var w count.Window
-	if s := e.String(since.Name); s != "" {
-		if w.Since, err = timespan.Since(s, time.Local); err != nil {
-			return cli.Usagef("--since: %v", err)
-		}
-	}
-	if s := e.String(until.Name); s != "" {
-		if w.Until, err = timespan.Until(s, time.Local); err != nil {
-			return cli.Usagef("--until: %v", err)
-		}
+	if w.Since, w.Until, err = timespan.Span(e.String(since.Name), e.String(until.Name), time.Local); err != nil {
+		return cli.Usagef("--%v", err)
 	}
 	g := count.NewGrouped(ctr.Name(), group, w)
 	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
@@ -229,9 +219,7 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 	g.Finish()
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(g); err != nil {
+		if err := cli.WriteJSON(&report, g); err != nil {
 			return err
 		}
 	} else {

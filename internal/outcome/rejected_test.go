@@ -2,7 +2,7 @@ package outcome
 
 import "testing"
 
-func TestDenied(t *testing.T) {
+func TestRejected(t *testing.T) {
 	cases := []struct {
 		text string
 		want bool
@@ -11,7 +11,7 @@ func TestDenied(t *testing.T) {
 		{"Error: The user doesn't want to proceed with this tool use. The tool use was rejected", true},
 		{"exec command rejected by user", true},
 		{"patch rejected by user", true},
-		{"Command blocked by PreToolUse hook: [ctx-loops] Call not run: it would repeat an error loop.\nBash (cat missing.txt) has already failed 2 times", true},
+		{"Command blocked by PreToolUse hook: [ctx-loops] Call not run: it would repeat an error loop.", false}, // a hook's: Blocked
 		{"  exec command rejected by user\n", true},
 		{"ok\nexec command rejected by user", false}, // printed by the command, not the agent's answer
 		{"bash: ./run.sh: Permission denied", false},
@@ -19,8 +19,8 @@ func TestDenied(t *testing.T) {
 		{"", false},
 	}
 	for _, c := range cases {
-		if got := Denied(c.text); got != c.want {
-			t.Errorf("Denied(%q) = %v, want %v", c.text, got, c.want)
+		if got := Rejected(c.text); got != c.want {
+			t.Errorf("Rejected(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }
