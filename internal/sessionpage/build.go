@@ -4,7 +4,7 @@
 // have cost with ctx-compact in the loop, the tool calls with their
 // failures, denials, loops and re-reads, the largest results and what the
 // filters made of them. Build reads a transcript into a Page (numbers and
-// texts, no markup); Write writes it, its charts drawn by
+// texts, no markup); WriteTo writes it, its charts drawn by
 // internal/svgchart, every text from the transcript escaped.
 package sessionpage
 
@@ -89,8 +89,9 @@ const (
 
 // Page is what the page of a session shows.
 type Page struct {
-	Name, Format, Model, Session, Cwd string
-	Encoding                          string
+	Name, Format, Model string
+	Cwd                 string // the session's working directory, where the transcript gives it
+	Encoding            string
 	// Start and End are the times of the first and last message, where
 	// the transcript gives them ("" otherwise).
 	Start, End string
@@ -161,7 +162,6 @@ type Before struct {
 	Name         string
 	Tokens, Peak int
 	Sent         int64
-	Requests     int
 }
 
 // UsageRow is a row of Usage: the API's records First to Last, shown by
@@ -346,7 +346,7 @@ func Build(t *transcript.Transcript, opts Options) *Page {
 	if opts.Before != nil {
 		before = read(opts.Before, opts.Counter)
 	}
-	p := &Page{Name: opts.Name, Format: string(t.Format), Session: t.SessionID, Cwd: t.Cwd, Encoding: opts.Counter.Name(),
+	p := &Page{Name: opts.Name, Format: string(t.Format), Cwd: t.Cwd, Encoding: opts.Counter.Name(),
 		Messages: len(t.Messages), Requests: len(s.turns), Calls: len(t.Calls), Tokens: s.tl.Tokens(),
 		Model: mostModel(t), Restarts: restarts(s.turns)}
 	p.Start, p.End = span(t)
@@ -389,7 +389,7 @@ func (p *Page) context(s, before *session) {
 	}
 	var beforeSent []int
 	if before != nil {
-		p.Before = &Before{Tokens: before.tl.Tokens(), Requests: len(before.turns)}
+		p.Before = &Before{Tokens: before.tl.Tokens()}
 		for _, row := range before.sent {
 			n := sum(row)
 			beforeSent = append(beforeSent, n)

@@ -83,7 +83,7 @@ func (p *Page) WriteTo(w io.Writer) (int64, error) {
 		SVG    map[string]template.HTML
 		Style  template.CSS
 		Policy string
-		Kinds  []Layer
+		Kinds  []lane
 	}{p, svg, template.CSS(style), policy, p.kinds()})
 	if err != nil {
 		return 0, err
@@ -91,17 +91,25 @@ func (p *Page) WriteTo(w io.Writer) (int64, error) {
 	return b.WriteTo(w)
 }
 
+// lane is a lane of the timeline: a kind of tool, its colour and its
+// calls.
+type lane struct {
+	Kind  tools.Kind
+	Class string
+	Calls int
+}
+
 // kinds are the lanes of the timeline: the kinds of tool the calls have,
 // in the order of tools.Kinds, with their layers' colours.
-func (p *Page) kinds() []Layer {
+func (p *Page) kinds() []lane {
 	n := map[tools.Kind]int{}
 	for _, c := range p.Timeline {
 		n[kindLane(c.Kind)]++
 	}
-	var out []Layer
+	var out []lane
 	for _, k := range tools.Kinds {
 		if n[k] > 0 {
-			out = append(out, Layer{Name: string(k), Class: layerClass[string(k)], Tokens: n[k]})
+			out = append(out, lane{Kind: k, Class: layerClass[string(k)], Calls: n[k]})
 		}
 	}
 	return out
@@ -235,13 +243,12 @@ func (p *Page) costChart() *svgchart.Lines {
 }
 
 func (p *Page) callsChart() *svgchart.Strip {
-	lanes := p.kinds()
-	lane := map[tools.Kind]int{}
+	lanes := map[tools.Kind]int{}
 	c := &svgchart.Strip{ID: "calls", Title: "Tool calls in order, a lane per kind of tool", Slots: len(p.Timeline),
 		XTitle: "tool call", XLabel: func(i int) string { return strconv.Itoa(i*p.CallBucket + 1) }}
-	for i, l := range lanes {
-		lane[tools.Kind(l.Name)] = i
-		c.Lanes = append(c.Lanes, svgchart.Layer{Name: l.Name, Class: l.Class})
+	for i, l := range p.kinds() {
+		lanes[l.Kind] = i
+		c.Lanes = append(c.Lanes, svgchart.Layer{Name: string(l.Kind), Class: l.Class})
 	}
 	most := 1
 	for _, call := range p.Timeline {
@@ -261,14 +268,14 @@ func (p *Page) callsChart() *svgchart.Strip {
 		c.Slots = len(p.Slots)
 		for i, slot := range p.Slots {
 			for _, k := range slot.Kinds {
-				c.Events = append(c.Events, svgchart.Event{Lane: lane[k.Kind], At: i, Size: size(k.Largest),
+				c.Events = append(c.Events, svgchart.Event{Lane: lanes[k.Kind], At: i, Size: size(k.Largest),
 					Class: class(k.Kind, k.Failed > 0, k.Denied > 0), Dot: k.Rereads > 0, Title: slotTitle(slot, k)})
 			}
 		}
 	} else {
 		for _, call := range p.Timeline {
 			kind := kindLane(call.Kind)
-			c.Events = append(c.Events, svgchart.Event{Lane: lane[kind], At: call.N - 1, Size: size(call.Tokens),
+			c.Events = append(c.Events, svgchart.Event{Lane: lanes[kind], At: call.N - 1, Size: size(call.Tokens),
 				Class: class(kind, call.Status == "failed", call.Status == "denied"), Dot: call.Reread, Title: callTitle(call)})
 		}
 	}
