@@ -179,9 +179,12 @@ type UsageRow struct {
 // transcript before the filter, replayed; as billed, by the usage
 // records.
 type Cost struct {
-	Model string
-	Known bool // the price table knows the model
-	Date  string
+	Model string // as the transcript names it, "" for none
+	Known bool   // the price table knows the model
+	// Default is the model of the format the session is priced as when
+	// the table does not know its own.
+	Default string
+	Date    string
 	// Columns are the requests each column of the chart shows, Bucket
 	// requests each.
 	Columns []Span
@@ -585,7 +588,7 @@ func costOf(t *transcript.Transcript, opts Options) *Cost {
 		steps[i] = append(steps[i], s)
 	}
 	s := replay.Replay(t, opts.Policy, ropts)
-	c := &Cost{Model: s.Model, Known: s.Known, Date: opts.Prices.Date()}
+	c := &Cost{Model: s.Model, Known: s.Known, Default: pricing.DefaultModel(t.Format), Date: opts.Prices.Date()}
 	var runs [][]replay.Step
 	add := func(name, short, class string, dashed bool, ss []replay.Step) {
 		c.Runs = append(c.Runs, CostRun{Name: name, Short: short, Class: class, Dashed: dashed})

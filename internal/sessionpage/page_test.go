@@ -348,3 +348,26 @@ func TestEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestEdges: sessions with nothing to chart, or odd pieces (a call without
+// its result, a result without its call, an image), still make a
+// well-formed page.
+func TestEdges(t *testing.T) {
+	for name, doc := range map[string]string{
+		"a user's message":       `[{"role":"user","content":"hi"}]`,
+		"an answer":              `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`,
+		"a call without result":  `[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]}]`,
+		"a result without call":  `[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c9","content":"orphan"},{"role":"assistant","content":"ok"}]`,
+		"an image":               `[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},{"role":"assistant","content":"a picture"}]`,
+		"an empty message array": `[]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := transcript.Parse([]byte(doc), transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := Build(tr, options(t, name, []byte(doc), tr, pricetest.HandPrices(t)))
+			checkPage(t, write(t, p))
+		})
+	}
+}
