@@ -16,7 +16,9 @@
 //     window (the results of the last Window model turns) is replaced by
 //     its summary (internal/summarize; an edit's or a write's result by
 //     its first line), and an edit's or a write's arguments by a stub
-//     without the text they changed, when the cost model says it pays.
+//     without the text they changed (a command's, without the text its
+//     heredocs wrote to files: cat > F <<EOF), when the cost model says it
+//     pays.
 //     Replacing one makes every token after it a cache write on that
 //     request; what it removes is then read at the cache price on every
 //     later request. So at each request the units out of the window that
@@ -100,8 +102,9 @@ type Options struct {
 	// Dedupe makes a re-read that a whole read above shows the same a
 	// pointer up at it, on arrival.
 	Dedupe bool
-	// KeepEdits leaves edits and writes as they are: their arguments, and
-	// their results (which in Claude Code show a snippet of the file).
+	// KeepEdits leaves edits and writes as they are: their arguments
+	// (and the text a command's heredocs write to files), and their
+	// results (which in Claude Code show a snippet of the file).
 	KeepEdits bool
 	// Summarizer makes the summaries; nil is RuleSummaries.
 	Summarizer Summarizer
