@@ -86,6 +86,12 @@ func KeepRecentFlag(usage string) *ucli.IntFlag {
 	return &ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"}, Usage: usage}
 }
 
+// ModeFlag is --mode, what replaces an old result: a summary made for its
+// kind, or a one-line clear; ctx-summarize and ctx-compact read it alike.
+func ModeFlag(value, usage string) *ucli.StringFlag {
+	return &ucli.StringFlag{Name: "mode", Value: value, EnvVars: []string{"CTX_MODE"}, Usage: usage}
+}
+
 // BudgetFlag is --budget, a number of tokens or a share of --window, which
 // ctx-count and ctx-summarize read alike (Budget).
 func BudgetFlag(value, usage string) *ucli.StringFlag {

@@ -130,8 +130,7 @@ var (
 	window       = cli.WindowFlag("the model's context window in `N` tokens, of which --budget and --trigger can be shares")
 	excludeTools = &ucli.StringSliceFlag{Name: "exclude-tools", EnvVars: []string{"CTX_EXCLUDE_TOOLS"},
 		Usage: "never summarize the results of the tools `NAME,...` (any case); repeatable"}
-	mode = &ucli.StringFlag{Name: "mode", Value: string(summarize.ModeSummary), EnvVars: []string{"CTX_MODE"},
-		Usage: "what replaces an old result: `MODE` summary (made for the tool's kind) or clear (one line: the tool, its target, the size removed)"}
+	mode        = cli.ModeFlag(string(summarize.ModeSummary), "what replaces an old result: `MODE` summary (made for the tool's kind) or clear (one line: the tool, its target, the size removed)")
 	keepMirrors = cli.KeepMirrorsFlag("leave the copies of a summarized output that the format keeps beside it (Claude Code's toolUseResult) as they are")
 	jsonFlag    = cli.JSONFlag("print the report to stderr as JSON (schema in docs/summarize.md); implies --stats")
 )
