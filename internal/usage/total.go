@@ -31,6 +31,15 @@ func (t *Total) Add(r Record, p pricing.Price, known bool) {
 	}
 }
 
+// Plus adds the total o to t.
+func (t *Total) Plus(o Total) {
+	t.Requests += o.Requests
+	t.Tokens.Add(o.Tokens)
+	t.Reasoning += o.Reasoning
+	t.Cost += o.Cost
+	t.Unpriced += o.Unpriced
+}
+
 // Row is the total of one group.
 type Row struct {
 	Key string `json:"key"`

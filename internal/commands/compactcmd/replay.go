@@ -107,7 +107,7 @@ func (r replayReport) writeText(w io.Writer) error {
 		run := func(name, model, label string, x replay.Run, ratio, peak string) {
 			tb.Row(name, model, label, textfmt.Int(x.Requests), textfmt.Int(int(x.Sent)), textfmt.Int(int(x.Tokens.CacheRead)),
 				textfmt.Int(int(x.Tokens.CacheWrite+x.Tokens.CacheWrite1h+x.Tokens.Input)), textfmt.Int(int(x.Tokens.Output)),
-				dollars(x.Cost), ratio, textfmt.Int(x.Peak), peak, textfmt.Int(x.Breaks))
+				textfmt.Dollars(x.Cost), ratio, textfmt.Int(x.Peak), peak, textfmt.Int(x.Breaks))
 		}
 		run(name, model, "as it was", s.AsIs, "", "")
 		c := s.AsIs
@@ -137,17 +137,6 @@ func modelOf(s replay.Session) string {
 		name = "none named"
 	}
 	return name + ", priced as " + pricing.DefaultModel(transcript.Format(s.Format))
-}
-
-// dollars formats a cost: four decimals (the replay of a short session
-// costs a fraction of a cent), thousands separated.
-func dollars(x float64) string {
-	s := strconv.FormatFloat(x, 'f', 4, 64)
-	whole, frac := s[:len(s)-5], s[len(s)-5:]
-	if n, err := strconv.Atoi(whole); err == nil {
-		whole = textfmt.Int(n)
-	}
-	return "$" + whole + frac
 }
 
 func ratio(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }

@@ -43,17 +43,20 @@ the share of tool output, the re-reads, what ctx-dedupe saves and the top tools 
 --since and --until count only the messages written in that span, by the transcripts' own
 timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
 progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+` + costHelp + `
 ` + cli.TimesHelp + `
 
 EXAMPLES:
    ctx-count session.jsonl
    ctx-count --by project ~/.claude/projects ~/.codex/sessions
    ctx-count --by day --since 2026-05-01 --json ~/.claude/projects
+   ctx-count --cost ~/.claude/projects ~/.codex/sessions
+   ctx-count --cost --by day --since 2026-05-01 ~/.claude/projects
    ctx-count --each-line < trajectories.jsonl > reports.jsonl
    ctx-count --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
-	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until,
+	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until, costFlag, cli.PriceFlag, cli.PricesFlag,
 		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag},
 	Run: runCount,
 }
@@ -65,12 +68,15 @@ var (
 	window   = cli.WindowFlag("the model's context window in `N` tokens, of which --budget can be a share")
 	tee      = &ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"}
 	before   = &ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"}
-	by       = &ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"}
-	since    = cli.SinceFlag("with --by, count the messages written from `TIME` on: " + timespan.Forms)
-	until    = cli.UntilFlag("with --by, count the messages written before `TIME` (as --since); a date counts all of that day")
+	by       = &ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above); with --cost, model (the default), day, project, session or file"}
+	since    = cli.SinceFlag("with --by or --cost, count the messages (the requests) written from `TIME` on: " + timespan.Forms)
+	until    = cli.UntilFlag("with --by or --cost, count the messages (the requests) written before `TIME` (as --since); a date counts all of that day")
 )
 
 func runCount(e *cli.Env) error {
+	if e.Bool(costFlag.Name) {
+		return countCost(e)
+	}
 	top := e.Int(top.Name)
 	if top < 0 {
 		return cli.Usagef("--top must be 0 or more")
