@@ -126,6 +126,7 @@ type setup struct {
 	ctr    tokens.Counter
 	prices *pricing.Table
 	ttl    string
+	mode   summarize.Mode
 	// five and hour are the filter with 5-minute and with 1-hour cache
 	// writes: --cache-ttl auto picks one for each session.
 	five, hour *compact.Filter
@@ -142,6 +143,8 @@ func newSetup(e *cli.Env) (*setup, error) {
 	}
 	s := &setup{ctr: ctr, prices: prices, ttl: e.String(cacheTTL.Name)}
 	switch s.ttl {
+	case "": // an empty twin is no twin
+		s.ttl = ttlAuto
 	case ttlAuto, ttl5m, ttl1h:
 	default:
 		return nil, cli.Usagef("--cache-ttl %s: want 5m, 1h or auto", s.ttl)
@@ -151,6 +154,9 @@ func newSetup(e *cli.Env) (*setup, error) {
 			return nil, cli.Usagef("--model %s: not in the price table; give its prices with --price %s:input=N,output=N (or --prices FILE)", m, m)
 		}
 	}
+	if e.Int(recent.Name) < 1 {
+		return nil, cli.Usagef("--recent %d: want 1 or more (1 keeps whole the results the model has not answered yet)", e.Int(recent.Name))
+	}
 	opts := compact.Defaults(ctr)
 	opts.Prices, opts.Model = prices, e.String(model.Name)
 	opts.Window, opts.Horizon = e.Int(recent.Name), e.Float64(horizon.Name)
@@ -159,12 +165,14 @@ func newSetup(e *cli.Env) (*setup, error) {
 	if e.Bool(noCut.Name) {
 		opts.Cut = nil
 	}
-	switch m := summarize.Mode(e.String(mode.Name)); m {
+	switch s.mode = summarize.Mode(e.String(mode.Name)); s.mode {
+	case "": // an empty twin is no twin
+		s.mode = summarize.ModeSummary
 	case summarize.ModeSummary:
 	case summarize.ModeClear:
 		opts.Summarizer = compact.Clears(ctr)
 	default:
-		return nil, cli.Usagef("--mode %s: want summary or clear", m)
+		return nil, cli.Usagef("--mode %s: want summary or clear", s.mode)
 	}
 	if s.five, err = compact.New(opts); err != nil {
 		return nil, cli.Usagef("--%v", err)
@@ -222,7 +230,7 @@ func runCompact(e *cli.Env) error {
 			return err
 		}
 	}
-	report := compactReport{Version: schema, Encoding: s.ctr.Name(), Mode: e.String(mode.Name), Files: []compact.Report{}}
+	report := compactReport{Version: schema, Encoding: s.ctr.Name(), Mode: string(s.mode), Files: []compact.Report{}}
 	var note func(compact.Report, string) string
 	if asJSON {
 		note = func(r compact.Report, where string) string {

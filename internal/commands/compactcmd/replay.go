@@ -40,7 +40,7 @@ func runReplay(e *cli.Env, s *setup) error {
 	}
 	pre, err := cli.TokenAmount(prefix.Name, e.String(prefix.Name), 0)
 	if err != nil {
-		return err
+		return cli.Usagef("--prefix %s: want a number of tokens (20000, 20k)", e.String(prefix.Name))
 	}
 	srcs, err := e.Sources()
 	if err != nil {

@@ -232,7 +232,7 @@ func noRecords(f transcript.Format) string {
 	case transcript.OpenAI:
 		return "no message keeps its response's usage (mini-swe-agent's extra.response.usage)"
 	}
-	return "a " + string(f) + " transcript keeps none"
+	return "the " + string(f) + " format keeps none"
 }
 
 // writeText writes the report as a table, most costly first (by day, in
