@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
@@ -159,5 +160,33 @@ func TestHourCache(t *testing.T) {
 	recs := []Record{{Tokens: pricing.Tokens{CacheWrite1h: 10}}, {Tokens: pricing.Tokens{CacheWrite: 5}}}
 	if !HourCache(recs) || HourCache(recs[1:]) || HourCache(nil) {
 		t.Error("HourCache is wrong")
+	}
+}
+
+// TestSeenOutlivesInput: the ids Tally remembers across files are copies,
+// not views of the records' text (which is the file's), so that ctx-count
+// --cost over a thousand sessions holds their ids and not their files.
+func TestSeenOutlivesInput(t *testing.T) {
+	seen := map[string]bool{}
+	for _, path := range testutil.CorpusIfPresent(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := transcript.Parse(data, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := Read(data, tr.Format)
+		views := map[*byte]bool{}
+		for _, r := range recs {
+			views[unsafe.StringData(r.ID)] = true
+		}
+		Tally(recs, tr.Format, pricing.Default(), func(Record) string { return "" }, seen)
+		for id := range seen {
+			if id != "" && views[unsafe.StringData(id)] {
+				t.Errorf("%s: the id %s seen is a view of the file's text", path, id)
+			}
+		}
 	}
 }

@@ -41,6 +41,11 @@ in that span. A file without usage records says so on stderr; with none in any f
 // session, a project and a file, not a tool.
 var costBys = []count.By{count.ByModel, count.ByDay, count.ByProject, count.BySession, count.ByFile}
 
+// notedWithout is how many files without usage records get a line each on
+// stderr; the others, a line together: a directory of Codex rollouts from
+// before token_count would fill the screen.
+const notedWithout = 3
+
 // costReport is ctx-count --cost's report, and its --json form.
 type costReport struct {
 	Version int        `json:"version"`
@@ -119,7 +124,9 @@ func countCost(e *cli.Env) error {
 			rep.Files++
 			if len(recs) == 0 {
 				rep.WithoutRecords = append(rep.WithoutRecords, name)
-				e.Note(name + ": no usage records: " + noRecords(t.Format))
+				if len(rep.WithoutRecords) <= notedWithout {
+					e.Note(name + ": no usage records: " + noRecords(t.Format))
+				}
 				return nil
 			}
 			var kept []usage.Record
@@ -133,6 +140,8 @@ func countCost(e *cli.Env) error {
 				k, model, _ := strings.Cut(row.Key, "\x00")
 				g := groups[k]
 				if g == nil {
+					// A key is a view of the file's bytes: a copy lets them go.
+					k = strings.Clone(k)
 					g = &costRow{Key: k}
 					groups[k], models[k] = g, map[string]*usage.Row{}
 				}
@@ -140,6 +149,7 @@ func countCost(e *cli.Env) error {
 				rep.Total.Plus(row.Total)
 				m := models[k][model]
 				if m == nil {
+					model = strings.Clone(model)
 					m = &usage.Row{Key: orUnknown(model)}
 					models[k][model] = m
 				}
@@ -150,6 +160,9 @@ func countCost(e *cli.Env) error {
 	})
 	if err != nil {
 		return err
+	}
+	if n := len(rep.WithoutRecords) - notedWithout; n > 0 {
+		e.Note("and " + textfmt.Plural(n, "more file", "more files") + " without usage records (--json lists them all)")
 	}
 	if rep.Total.Requests == 0 && len(rep.WithoutRecords) == rep.Files {
 		if rep.Files == 0 {
