@@ -1,8 +1,6 @@
 package compactcmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -67,19 +65,7 @@ func runReplay(e *cli.Env, s *setup) error {
 	for _, r := range report.Sessions {
 		report.WorstPeakRatio = max(report.WorstPeakRatio, r.PeakRatio())
 	}
-	var out bytes.Buffer
-	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(report)
-	} else {
-		err = report.writeText(&out)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = e.Stdout.Write(out.Bytes())
-	return err
+	return e.Report(e.Bool(jsonFlag.Name), report, report.writeText)
 }
 
 // replaySession replays one session, as it was and compacted, with the

@@ -1,8 +1,6 @@
 package countcmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -83,17 +81,9 @@ func countCost(e *cli.Env) error {
 		}
 		group = b
 	}
-	var w count.Window
-	var err error
-	if s := e.String(since.Name); s != "" {
-		if w.Since, err = timespan.Since(s, time.Local); err != nil {
-			return cli.Usagef("--since: %v", err)
-		}
-	}
-	if s := e.String(until.Name); s != "" {
-		if w.Until, err = timespan.Until(s, time.Local); err != nil {
-			return cli.Usagef("--until: %v", err)
-		}
+	w, err := span(e)
+	if err != nil {
+		return err
 	}
 	prices, err := e.Prices()
 	if err != nil {
@@ -192,19 +182,24 @@ func countCost(e *cli.Env) error {
 		}
 		return a.Key < b.Key
 	})
-	var out bytes.Buffer
-	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.writeText(&out)
+	return e.Report(e.Bool(jsonFlag.Name), rep, rep.writeText)
+}
+
+// span is the window of --since and --until.
+func span(e *cli.Env) (count.Window, error) {
+	var w count.Window
+	var err error
+	if s := e.String(since.Name); s != "" {
+		if w.Since, err = timespan.Since(s, time.Local); err != nil {
+			return w, cli.Usagef("--since: %v", err)
+		}
 	}
-	if err != nil {
-		return err
+	if s := e.String(until.Name); s != "" {
+		if w.Until, err = timespan.Until(s, time.Local); err != nil {
+			return w, cli.Usagef("--until: %v", err)
+		}
 	}
-	_, err = e.Stdout.Write(out.Bytes())
-	return err
+	return w, nil
 }
 
 // groupKey is the key of a request's group: its own model, day, project

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -204,16 +203,9 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 			return cli.Usagef("--%s does not go with --by", f.Names()[0])
 		}
 	}
-	var w count.Window
-	if s := e.String(since.Name); s != "" {
-		if w.Since, err = timespan.Since(s, time.Local); err != nil {
-			return cli.Usagef("--since: %v", err)
-		}
-	}
-	if s := e.String(until.Name); s != "" {
-		if w.Until, err = timespan.Until(s, time.Local); err != nil {
-			return cli.Usagef("--until: %v", err)
-		}
+	w, err := span(e)
+	if err != nil {
+		return err
 	}
 	g := count.NewGrouped(ctr.Name(), group, w)
 	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
