@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -56,6 +58,14 @@ TIMES (--since, --until; the same in ctx-count and ctx-recall):
 // what the line holds. The filters share StatsFlag.
 func StatsFlagOf(usage string) *ucli.BoolFlag {
 	return &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"}, Usage: usage}
+}
+
+// WriteJSON writes a report as every --json writes it: indented, one
+// document, ending with a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // JSONFlag is --json, for a command whose report has a JSON form; usage

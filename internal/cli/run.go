@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"runtime"
 
@@ -107,9 +106,7 @@ func (e *Env) Report(asJSON bool, v any, text func(io.Writer) error) error {
 	var out bytes.Buffer
 	var err error
 	if asJSON {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(v)
+		err = WriteJSON(&out, v)
 	} else {
 		err = text(&out)
 	}

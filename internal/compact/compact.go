@@ -111,8 +111,8 @@ type Options struct {
 	Summarizer Summarizer
 	// KeepMirrors leaves the copies of an output that a format keeps
 	// beside the result (Claude Code's toolUseResult) as they are; by
-	// default the first gets the result's new text and the others are
-	// emptied.
+	// default the first gets the result's new text, citing the copy's own
+	// handle, and the others are emptied (stats.Run.Summarize).
 	KeepMirrors bool
 	// Measure fills the Report's token counts, for --stats.
 	Measure bool
@@ -226,17 +226,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 			run.SetInput(u.c, *u.text)
 			continue
 		}
-		run.SetText(u.r, *u.text)
-		if f.opts.KeepMirrors {
-			continue
-		}
-		for i := range u.r.NumMirrors() {
-			if i == 0 {
-				t.SetMirror(u.r, i, *u.text)
-			} else {
-				t.SetMirror(u.r, i, "")
-			}
-		}
+		run.Summarize(u.r, *u.text, f.opts.Handle, f.opts.KeepMirrors)
 	}
 	var ctr tokens.Counter
 	if f.opts.Measure {

@@ -4,8 +4,6 @@
 package compactcmd
 
 import (
-	"encoding/json"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
@@ -242,7 +240,5 @@ func runCompact(e *cli.Env) error {
 	if err := cli.Filter(e, s, note); err != nil || !asJSON {
 		return err
 	}
-	enc := json.NewEncoder(e.Stderr)
-	enc.SetIndent("", "  ")
-	return enc.Encode(report)
+	return cli.WriteJSON(e.Stderr, report)
 }

@@ -81,9 +81,10 @@ func countCost(e *cli.Env) error {
 		}
 		group = b
 	}
-	w, err := span(e)
-	if err != nil {
-		return err
+	var w count.Window
+	var err error
+	if w.Since, w.Until, err = timespan.Span(e.String(since.Name), e.String(until.Name), time.Local); err != nil {
+		return cli.Usagef("--%v", err)
 	}
 	prices, err := e.Prices()
 	if err != nil {
@@ -183,23 +184,6 @@ func countCost(e *cli.Env) error {
 		return a.Key < b.Key
 	})
 	return e.Report(e.Bool(jsonFlag.Name), rep, rep.writeText)
-}
-
-// span is the window of --since and --until.
-func span(e *cli.Env) (count.Window, error) {
-	var w count.Window
-	var err error
-	if s := e.String(since.Name); s != "" {
-		if w.Since, err = timespan.Since(s, time.Local); err != nil {
-			return w, cli.Usagef("--since: %v", err)
-		}
-	}
-	if s := e.String(until.Name); s != "" {
-		if w.Until, err = timespan.Until(s, time.Local); err != nil {
-			return w, cli.Usagef("--until: %v", err)
-		}
-	}
-	return w, nil
 }
 
 // groupKey is the key of a request's group: its own model, day, project

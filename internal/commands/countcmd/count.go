@@ -4,8 +4,8 @@ package countcmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -165,9 +165,7 @@ func runCount(e *cli.Env) error {
 	}
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := cli.WriteJSON(&report, s); err != nil {
 			return err
 		}
 	} else if err := s.WriteText(&report, count.TextOptions{Top: top, Color: cli.ColorOK(reportTo)}); err != nil {
@@ -203,9 +201,9 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 			return cli.Usagef("--%s does not go with --by", f.Names()[0])
 		}
 	}
-	w, err := span(e)
-	if err != nil {
-		return err
+	var w count.Window
+	if w.Since, w.Until, err = timespan.Span(e.String(since.Name), e.String(until.Name), time.Local); err != nil {
+		return cli.Usagef("--%v", err)
 	}
 	g := count.NewGrouped(ctr.Name(), group, w)
 	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
@@ -222,9 +220,7 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 	g.Finish()
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(g); err != nil {
+		if err := cli.WriteJSON(&report, g); err != nil {
 			return err
 		}
 	} else {

@@ -5,7 +5,6 @@ package loopscmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"slices"
@@ -130,9 +129,7 @@ func runLoops(e *cli.Env) error {
 	}
 	var out bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := cli.WriteJSON(&out, s); err != nil {
 			return err
 		}
 	} else if err := s.WriteText(&out); err != nil {
@@ -167,6 +164,9 @@ func hookHandler(e *cli.Env, d *loops.Detector) cli.Handler {
 		format := agentFormat(agent)
 		if post {
 			failed := p.Event == hook.PostToolUseFailure
+			if failed && loops.Denied(p.Error) {
+				return nil, nil // not run: not a failure
+			}
 			var code outcome.Code
 			if failed {
 				code = outcome.Read(p.Error, outcome.Hint{IsError: true}).ExitCode
@@ -210,7 +210,7 @@ func sessionSteps(path string, format transcript.Format, table *tools.Table, d *
 	data, err := hookstate.Read("loops", path, format, table, func(data loopsData, t *transcript.Transcript, calls []*transcript.Call) loopsData {
 		written := map[string]bool{}
 		for _, c := range calls {
-			data.Steps = append(data.Steps, loops.NewStep(c, t.Cwd))
+			data.Steps = loops.AddStep(data.Steps, c, t.Cwd)
 			written[c.ID] = true
 		}
 		data.Steps = d.Recent(data.Steps)

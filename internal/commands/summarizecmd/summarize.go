@@ -3,8 +3,6 @@
 package summarizecmd
 
 import (
-	"encoding/json"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
@@ -216,16 +214,14 @@ func runSummarize(e *cli.Env) error {
 		}
 		if b := r.Budget; b != nil && b.Over() {
 			e.SetStatus(cli.ExitOverBudget)
-			return where + ": " + b.Why()
+			return b.Why()
 		}
 		return ""
 	})
 	if err != nil || !asJSON {
 		return err
 	}
-	enc := json.NewEncoder(e.Stderr)
-	enc.SetIndent("", "  ")
-	return enc.Encode(report)
+	return cli.WriteJSON(e.Stderr, report)
 }
 
 // budgetKeepRecent is --keep-recent under a budget, when not given: the
