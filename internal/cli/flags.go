@@ -31,7 +31,7 @@ var (
 // The flags of runs over many inputs.
 var (
 	JobsFlag = &ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, EnvVars: []string{"CTX_JOBS"},
-		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
+		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog, ctx-compact --replay and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
 	QuietFlag = &ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"CTX_QUIET"},
 		Usage: "no progress bar (it shows on stderr, only when stderr is a terminal and there are several inputs)"}
 )
