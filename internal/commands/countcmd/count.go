@@ -5,6 +5,7 @@ package countcmd
 import (
 	"bytes"
 	"errors"
+	"io"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -218,20 +219,9 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 		return err
 	}
 	g.Finish()
-	var report bytes.Buffer
-	if e.Bool(jsonFlag.Name) {
-		if err := cli.WriteJSON(&report, g); err != nil {
-			return err
-		}
-	} else {
-		rows := 0
-		if e.IsSet(top.Name) {
-			rows = max(e.Int(top.Name), 1)
-		}
-		if err := g.WriteText(&report, rows, cli.ColorOK(e.Stdout)); err != nil {
-			return err
-		}
+	rows := 0
+	if e.IsSet(top.Name) {
+		rows = max(e.Int(top.Name), 1)
 	}
-	_, err = e.Stdout.Write(report.Bytes())
-	return err
+	return e.Report(e.Bool(jsonFlag.Name), g, func(w io.Writer) error { return g.WriteText(w, rows, cli.ColorOK(e.Stdout)) })
 }
