@@ -42,6 +42,7 @@ func filters() map[string]func(*transcript.Transcript) stats.Report {
 	budget.Budget, budget.KeepRecent = 1, 3
 	copts := compact.Defaults(ctr)
 	copts.Handle = marker.Citation
+	cf := must(compact.New(copts))
 	return map[string]func(*transcript.Transcript) stats.Report{
 		"truncate":         must(truncate.New(truncate.Options{Rules: rules, Handle: marker.Citation})).Apply,
 		"dedupe":           must(dedupe.New(dopts)).Apply,
@@ -50,7 +51,7 @@ func filters() map[string]func(*transcript.Transcript) stats.Report {
 		"summarize-clear":  sum(cleared),
 		"summarize-budget": sum(budget),
 		"loops-banner":     must(loops.NewBanner(loops.BannerOptions{Handle: marker.Citation})).Apply,
-		"compact":          must(compact.New(copts)).Apply,
+		"compact":          func(t *transcript.Transcript) stats.Report { return cf.Apply(t).Stats() },
 	}
 }
 

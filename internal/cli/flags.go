@@ -31,7 +31,7 @@ var (
 // The flags of runs over many inputs.
 var (
 	JobsFlag = &ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, EnvVars: []string{"CTX_JOBS"},
-		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
+		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog, ctx-compact --replay and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
 	QuietFlag = &ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"CTX_QUIET"},
 		Usage: "no progress bar (it shows on stderr, only when stderr is a terminal and there are several inputs)"}
 )
@@ -94,6 +94,12 @@ func KeepMirrorsFlag(usage string) *ucli.BoolFlag {
 // whole.
 func KeepRecentFlag(usage string) *ucli.IntFlag {
 	return &ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"}, Usage: usage}
+}
+
+// ModeFlag is --mode, what replaces an old result: a summary made for its
+// kind, or a one-line clear; ctx-summarize and ctx-compact read it alike.
+func ModeFlag(value, usage string) *ucli.StringFlag {
+	return &ucli.StringFlag{Name: "mode", Value: value, EnvVars: []string{"CTX_MODE"}, Usage: usage}
 }
 
 // BudgetFlag is --budget, a number of tokens or a share of --window, which

@@ -25,6 +25,7 @@ package replay
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -195,7 +196,9 @@ func Replay(t *transcript.Transcript, p Policy, opts Options) Session {
 	turns := t.Turns()
 	s := Session{Format: string(t.Format), Tokens: tl.Tokens()}
 	pr := newPricer(t, turns, opts)
-	s.Model, s.Known = pr.model, pr.known
+	// The model's name is a view of the transcript's bytes: a copy lets a
+	// report of many sessions keep none of them.
+	s.Model, s.Known = strings.Clone(pr.model), pr.known
 	s.AsIs = run(t, tl, turns, nil, pr, opts, trace(opts.Trace, false))
 	if p != nil {
 		c := run(t, tl, turns, p(t), pr, opts, trace(opts.Trace, true))

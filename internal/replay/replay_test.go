@@ -3,8 +3,11 @@ package replay
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
@@ -245,5 +248,29 @@ func TestCorpus(t *testing.T) {
 		if *s.Compacted != s.AsIs {
 			t.Errorf("%s: a policy that changes nothing sends %+v, as it was %+v", path, *s.Compacted, s.AsIs)
 		}
+	}
+}
+
+// TestSessionOutlivesInput: a session's replay keeps none of the
+// transcript's bytes, so that a report of a thousand sessions holds their
+// numbers and not their files.
+func TestSessionOutlivesInput(t *testing.T) {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := weak.Make(&data[0])
+		s := Replay(transcripttest.Parse(t, data), nil, Options{Counter: ctr, Prices: pricing.Default()})
+		data = nil
+		runtime.GC()
+		if bytes.Value() != nil {
+			t.Errorf("%s: the replay keeps the transcript's bytes", path)
+		}
+		runtime.KeepAlive(s)
 	}
 }

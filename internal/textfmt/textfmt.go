@@ -41,6 +41,21 @@ func Plural(n int, one, many string) string {
 	return Int(n) + " " + many
 }
 
+// Dollars formats a cost in US dollars with thousands separated: cents,
+// and two more decimals under a dollar (a short session's replay costs a
+// fraction of a cent): $1,234.50, $0.0386.
+func Dollars(x float64) string {
+	prec := 2
+	if x < 1 {
+		prec = 4
+	}
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(x, 'f', prec, 64), ".")
+	if n, err := strconv.Atoi(whole); err == nil {
+		whole = Int(n)
+	}
+	return "$" + whole + "." + frac
+}
+
 // Percent formats a share (0.732) as "73.2%".
 func Percent(share float64) string {
 	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"

@@ -143,3 +143,11 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestDollars(t *testing.T) {
+	for x, want := range map[float64]string{0: "$0.0000", 0.03864: "$0.0386", 1: "$1.00", 6.4322: "$6.43", 1234.5: "$1,234.50", 0.99996: "$1.0000"} {
+		if got := Dollars(x); got != want {
+			t.Errorf("Dollars(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

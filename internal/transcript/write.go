@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -30,13 +29,13 @@ func (t *Transcript) SetText(r *Result, text string) {
 	var repl string
 	switch c.kind {
 	case inString, inNull:
-		repl = jsonString(text)
+		repl = jsonscan.Quote(text)
 	case inBlocks:
 		var b bytes.Buffer
 		b.WriteString(`[{"type":`)
-		b.WriteString(jsonString(c.textType))
+		b.WriteString(jsonscan.Quote(c.textType))
 		b.WriteString(`,"text":`)
-		b.WriteString(jsonString(text))
+		b.WriteString(jsonscan.Quote(text))
 		b.WriteByte('}')
 		for _, k := range c.keep {
 			b.WriteByte(',')
@@ -45,7 +44,7 @@ func (t *Transcript) SetText(r *Result, text string) {
 		b.WriteByte(']')
 		repl = b.String()
 	case inMissing:
-		repl = jsonString(c.key) + ":" + jsonString(text)
+		repl = jsonscan.Quote(c.key) + ":" + jsonscan.Quote(text)
 		if c.hasFields {
 			repl = "," + repl
 		}
@@ -54,7 +53,7 @@ func (t *Transcript) SetText(r *Result, text string) {
 		if err != nil {
 			panic(fmt.Sprintf("transcript: rewriting embedded output: %v", err))
 		}
-		repl = jsonString(inner)
+		repl = jsonscan.Quote(inner)
 	}
 	t.replace(c.start, c.end, repl)
 	r.text, r.decoded = text, true
@@ -75,7 +74,7 @@ func (t *Transcript) SetInput(c *Call, input string) {
 	}
 	repl := input
 	if c.raw.IsString() {
-		repl = jsonString(input)
+		repl = jsonscan.Quote(input)
 	}
 	start, end := c.raw.Span()
 	t.replace(start, end, repl)
@@ -91,7 +90,7 @@ func (t *Transcript) SetMirror(r *Result, i int, text string) {
 	if (m.set || 6*len(text) >= len(m.value.Raw)-2) && text == m.Text() {
 		return
 	}
-	t.replace(m.start, m.end, jsonString(text))
+	t.replace(m.start, m.end, jsonscan.Quote(text))
 	m.text, m.set = text, true
 }
 
@@ -143,15 +142,4 @@ func (t *Transcript) WriteTo(w io.Writer) (int64, error) {
 	}
 	n, err := io.WriteString(w, t.src[pos:])
 	return total + int64(n), err
-}
-
-// jsonString encodes s as a JSON string, leaving <, > and & as they are.
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(err) // a string always encodes
-	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

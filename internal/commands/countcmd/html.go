@@ -9,7 +9,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/sessionpage"
-	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -30,19 +29,32 @@ request by request as billed, replayed as sent and with ctx-compact in the loop 
 breaks marked), the tool calls with their failures, denials, error loops and re-reads,
 the largest results (open one to read it, or the ctx-recall id of a long one), and what the
 filters replaced; a table of the numbers under each chart. With --before, the transcript
-before the filter beside it. One FILE's page goes to stdout; several need -o DIR.
+before the filter beside it. Prices as --cost's (--price, --prices). One FILE's page goes
+to stdout; several need -o DIR.
 `
 
 // runHTML is ctx-count --html: a page of each transcript, to stdout or
 // to -o DIR.
-func runHTML(e *cli.Env, ctr tokens.Counter, top int) error {
+func runHTML(e *cli.Env) error {
 	if !e.Bool(htmlFlag.Name) {
 		return cli.Usagef("-o DIR is where --html writes its pages: give --html")
 	}
-	for _, f := range []ucli.Flag{jsonFlag, tee, by, since, until, budget, cli.EachLineFlag} {
+	for _, f := range []ucli.Flag{jsonFlag, tee, by, since, until, budget, costFlag, cli.EachLineFlag} {
 		if e.Given(f) {
 			return cli.Usagef("--%s does not go with --html", f.Names()[0])
 		}
+	}
+	top := e.Int(top.Name)
+	if top < 0 {
+		return cli.Usagef("--top must be 0 or more")
+	}
+	ctr, err := e.Counter()
+	if err != nil {
+		return err
+	}
+	prices, err := e.Prices()
+	if err != nil {
+		return err
 	}
 	srcs, err := e.Sources()
 	if err != nil {
@@ -81,7 +93,7 @@ func runHTML(e *cli.Env, ctr tokens.Counter, top int) error {
 		if err != nil {
 			return nil, err
 		}
-		opts.Top, opts.Before, opts.BeforeName = top, beforeT, beforeName
+		opts.Prices, opts.Top, opts.Before, opts.BeforeName = prices, top, beforeT, beforeName
 		page := sessionpage.Build(t, opts)
 		return func() error {
 			if dir == "" {

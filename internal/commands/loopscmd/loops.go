@@ -4,7 +4,6 @@
 package loopscmd
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"slices"
@@ -127,16 +126,7 @@ func runLoops(e *cli.Env) error {
 	if err != nil || len(s.Files) == 0 {
 		return err
 	}
-	var out bytes.Buffer
-	if e.Bool(jsonFlag.Name) {
-		if err := cli.WriteJSON(&out, s); err != nil {
-			return err
-		}
-	} else if err := s.WriteText(&out); err != nil {
-		return err
-	}
-	_, err = e.Stdout.Write(out.Bytes())
-	return err
+	return e.Report(e.Bool(jsonFlag.Name), s, s.WriteText)
 }
 
 // hookHandler answers PreToolUse: deny the call that would make or repeat a
