@@ -82,11 +82,7 @@ func runCount(e *cli.Env) error {
 	if e.Bool(costFlag.Name) {
 		return countCost(e)
 	}
-	top := e.Int(top.Name)
-	if top < 0 {
-		return cli.Usagef("--top must be 0 or more")
-	}
-	ctr, err := e.Counter()
+	top, ctr, err := topAndCounter(e)
 	if err != nil {
 		return err
 	}

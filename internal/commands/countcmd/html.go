@@ -9,6 +9,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/sessionpage"
+	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -44,11 +45,7 @@ func runHTML(e *cli.Env) error {
 			return cli.Usagef("--%s does not go with --html", f.Names()[0])
 		}
 	}
-	top := e.Int(top.Name)
-	if top < 0 {
-		return cli.Usagef("--top must be 0 or more")
-	}
-	ctr, err := e.Counter()
+	top, ctr, err := topAndCounter(e)
 	if err != nil {
 		return err
 	}
@@ -103,6 +100,16 @@ func runHTML(e *cli.Env) error {
 			return files.Write(pages[in.Name], page)
 		}, nil
 	})
+}
+
+// topAndCounter are --top, checked, and the counter of --encoding.
+func topAndCounter(e *cli.Env) (int, tokens.Counter, error) {
+	top := e.Int(top.Name)
+	if top < 0 {
+		return 0, nil, cli.Usagef("--top must be 0 or more")
+	}
+	ctr, err := e.Counter()
+	return top, ctr, err
 }
 
 // pageNames is where -o DIR puts each source's page: its name with .html
