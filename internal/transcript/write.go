@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"unsafe"
 
 	"github.com/tidwall/sjson"
 
@@ -108,8 +109,12 @@ func (t *Transcript) Changed() bool { return len(t.edits) > 0 }
 func (t *Transcript) Size() int { return len(t.src) }
 
 // Bytes returns the transcript with its changes. Unchanged, it is the input
-// itself, byte for byte.
+// itself, byte for byte: the input's own slice, which the caller must not
+// change.
 func (t *Transcript) Bytes() []byte {
+	if !t.Changed() {
+		return unsafe.Slice(unsafe.StringData(t.src), len(t.src)) // the input's own bytes (Parse)
+	}
 	var b bytes.Buffer
 	// Filters shrink transcripts: the input's size is enough, and growing
 	// a buffer of a hundred megabytes step by step costs more than the copy.

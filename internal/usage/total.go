@@ -2,7 +2,6 @@ package usage
 
 import (
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -73,7 +72,7 @@ func Tally(records []Record, f transcript.Format, prices *pricing.Table, key fun
 			if seen[r.ID] {
 				continue
 			}
-			seen[strings.Clone(r.ID)] = true // the ID may be a view of a file's bytes, which seen outlives
+			seen[r.ID] = true
 		}
 		k := key(r)
 		row := byKey[k]
