@@ -2,6 +2,7 @@ package usage
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -72,7 +73,7 @@ func Tally(records []Record, f transcript.Format, prices *pricing.Table, key fun
 			if seen[r.ID] {
 				continue
 			}
-			seen[r.ID] = true
+			seen[strings.Clone(r.ID)] = true // the ID may be a view of a file's bytes, which seen outlives
 		}
 		k := key(r)
 		row := byKey[k]
