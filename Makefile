@@ -27,9 +27,16 @@ demo: build
 test:
 	$(GO) test -race ./...
 
-# The real Claude Code and Codex CLI against a scripted model server
-# (internal/e2e); they install once from the npm registry (docs/hooks.md).
+# The real Claude Code and Codex CLI against a scripted model server, and
+# the pages of ctx-count --html in a real headless Chromium (internal/e2e).
+# The agents install once from the npm registry (docs/hooks.md); Chromium
+# from Debian's archive (apt-get install chromium) when no browser is on
+# the PATH.
+BROWSERS := chromium chromium-browser google-chrome google-chrome-stable
 e2e:
+	@for b in $(BROWSERS); do command -v $$b >/dev/null && exit 0; done; \
+	  echo "installing chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 	CTX_E2E=1 $(GO) test -count=1 ./internal/e2e/
 
 lint:

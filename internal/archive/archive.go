@@ -42,6 +42,7 @@ var (
 	ErrNewerSchema = errors.New("archive of a newer schema than this ctxkit reads; upgrade ctxkit")
 	ErrNotFound    = errors.New("no execution with id")
 	ErrReadOnly    = errors.New("archive opened for reading only")
+	ErrCorrupt     = errors.New("archive is corrupt")
 )
 
 // busyTimeout is how long a statement waits for another process's write

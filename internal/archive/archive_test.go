@@ -304,7 +304,7 @@ func TestGetAmbiguous(t *testing.T) {
 // FuzzFTSQuery: whatever the user types, FTSQuery refuses it or makes a
 // query that FTS5 runs.
 func FuzzFTSQuery(f *testing.F) {
-	for _, s := range []string{"panic nil", `"a b" c*`, "OR", "a OR", "NOT NOT b", "x AND OR y", `a"b`, "*", `""`, "a-b:c/d.go", "NEAR(a b)", "^x", "col:x"} {
+	for _, s := range []string{"panic nil", `"a b" c*`, "error\x00", "OR", "a OR", "NOT NOT b", "x AND OR y", `a"b`, "*", `""`, "a-b:c/d.go", "NEAR(a b)", "^x", "col:x"} {
 		f.Add(s)
 	}
 	a := open(f)
@@ -320,4 +320,25 @@ func FuzzFTSQuery(f *testing.F) {
 			t.Fatalf("FTSQuery(%q) = %q: %v", text, q, err)
 		}
 	})
+}
+
+// TestFindControlCharacters: a NUL or another control character in a query
+// is text, as the tokenizer reads it (a separator), not the end of the
+// query that SQLite's parser would see.
+func TestFindControlCharacters(t *testing.T) {
+	a := open(t)
+	store(t, a, transcripttest.Load(t, filepath.Join(testutil.Root(t), "examples", "session.jsonl")))
+	want, err := a.Find(Query{Text: "FAIL"})
+	if err != nil || want.Total == 0 {
+		t.Fatalf("FAIL: %v, %d hits", err, want.Total)
+	}
+	for _, q := range []string{"FAIL\x00", "\x00FAIL", `"FAIL` + "\x00" + `"`, "FAIL\x01\x7f", "FAIL*\x00"} {
+		p, err := a.Find(Query{Text: q})
+		if err != nil || p.Total == 0 {
+			t.Errorf("%q: %v, %d hits; want the hits of FAIL", q, err, p.Total)
+		}
+	}
+	if _, err := a.Find(Query{Text: "\x00"}); err != nil && !errors.Is(err, ErrBadQuery) {
+		t.Errorf("a NUL alone: %v, want no error or ErrBadQuery", err)
+	}
 }

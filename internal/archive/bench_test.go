@@ -103,13 +103,16 @@ func BenchmarkGet(b *testing.B) {
 // total) and a filter query over the same archive.
 func BenchmarkFind(b *testing.B) {
 	a, _, _ := benchArchive(b)
-	for _, q := range []Query{{Text: "error"}, {Text: "func main"}, {Text: `"no such file"`}, {Failed: true, Tool: "shell"}, {Path: "README.md"}} {
+	for _, q := range []Query{{Text: "error"}, {Text: "func main"}, {Text: `"no such file"`}, {Failed: true, Tool: "shell"}, {Path: "README.md"}, {}} {
 		name := q.Text
-		if name == "" {
+		switch {
+		case name != "":
+		case q.Path != "":
+			name = "path"
+		case q.Failed:
 			name = "filters"
-			if q.Path != "" {
-				name = "path"
-			}
+		default:
+			name = "newest"
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
@@ -75,5 +76,41 @@ func TestKeep(t *testing.T) {
 	first.Session, second.Session = "s3", "s3"
 	if err := a.Keep([]Execution{first, second}); !errors.Is(err, ErrConflict) {
 		t.Errorf("two outputs under one handle in one run: %v, want ErrConflict", err)
+	}
+}
+
+// TestCopies: a copy of an output that a filter replaced is kept under the
+// handle its marker cites, and only that handle gives it: the call id gives
+// the result, and queries list the results alone.
+func TestCopies(t *testing.T) {
+	a := open(t)
+	tr := transcripttest.Parse(t, []byte(`{"type":"assistant","sessionId":"s-copies","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01CopyXXXXXXXXXXXXXXXXX","name":"Read","input":{"file_path":"/p/a.go"}}]}}
+{"type":"user","sessionId":"s-copies","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01CopyXXXXXXXXXXXXXXXXX","content":"     1\tpackage a\n"}]},"toolUseResult":{"type":"text","file":{"filePath":"/p/a.go","content":"package a\n"}}}
+`))
+	r := tr.Results[0]
+	m := r.Mirrors()[0]
+	handle := marker.Handles(marker.Citation).Mirror(tr, r, m)
+	if handle != "toolu_01CopyXXXXXXXXXXXXXXXXX__toolUseResult_file_content" {
+		t.Fatalf("the copy's handle is %q", handle)
+	}
+	execs := Originals(tr, []stats.Replaced{{Result: r, Before: r.Text()}, {Result: r, Before: m.Text, Mirror: m.Field, Handle: handle}})
+	if err := a.Keep(execs); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := a.Get(handle, ""); err != nil || *rec.Output != "package a\n" || rec.CallID != "" {
+		t.Errorf("Get(the copy's handle): %+v, %v", rec, err)
+	}
+	if rec, err := a.Get(r.CallID, ""); err != nil || *rec.Output != r.Text() || rec.ID != r.CallID {
+		t.Errorf("Get(the call id): %+v, %v", rec, err)
+	}
+	if p, err := a.Find(Query{}); err != nil || p.Total != 1 || p.Records[0].ID != r.CallID {
+		t.Errorf("Find lists %+v (%v), want the result alone", p, err)
+	}
+	if p, err := a.Find(Query{Text: "package"}); err != nil || p.Total != 1 || p.Records[0].ID != r.CallID {
+		t.Errorf("Find a word lists %+v (%v), want the result alone", p, err)
+	}
+	// A copy with the result's text is the result's: no copy of its own.
+	if got := marker.Handles(marker.Citation).Mirror(tr, r, transcript.Mirror{Field: "toolUseResult.stdout", Text: r.Text()}); got != r.CallID {
+		t.Errorf("a copy with the result's text has handle %q, want the result's", got)
 	}
 }

@@ -39,6 +39,13 @@ type Execution struct {
 	Cwd         string
 }
 
+// A copy of an output that a format keeps beside the result
+// (transcript.Mirror) whose text is not the result's is an Execution of
+// its own when a filter replaced it: its call's, with the copy's text,
+// under the handle its marker cites (marker.Handles.Mirror), and no call
+// id, so that the call id gives the result. Only its handle gives it:
+// queries list the results alone.
+
 // Executions returns the executions of the given results of t, in order.
 // Results that are not an original output are left out: the marker of a
 // ctx-* filter, or a result ctx-truncate cut (their originals are what the
@@ -56,9 +63,11 @@ func Executions(t *transcript.Transcript, results []*transcript.Result) []Execut
 
 // Originals returns the executions of the results a filter replaced, each
 // with the text it had before (stats.Report's Replaced), and with the
-// arguments it had where the filter replaced those, in order. A
-// result whose text was not an original output either (a cut that was
-// then summarized) is left out.
+// arguments it had where the filter replaced those, in order; and of the
+// copies of outputs it replaced with a marker, each under the handle its
+// marker cites. A result whose text was not an original output either (a
+// cut that was then summarized) is left out, and so is a copy whose marker
+// cites nothing (a copy emptied).
 func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution {
 	if len(replaced) == 0 {
 		return nil
@@ -66,12 +75,20 @@ func Originals(t *transcript.Transcript, replaced []stats.Replaced) []Execution 
 	session := marker.SessionKey(t)
 	out := make([]Execution, 0, len(replaced))
 	for _, rp := range replaced {
-		if e, ok := execution(t, session, rp.Result, rp.Before); ok {
-			if rp.Input != "" {
-				e.Input = rp.Input // the arguments a filter left the text of an edit out of
-			}
-			out = append(out, e)
+		if rp.Mirror != "" && rp.Handle == "" {
+			continue
 		}
+		e, ok := execution(t, session, rp.Result, rp.Before)
+		if !ok {
+			continue
+		}
+		if rp.Input != "" {
+			e.Input = rp.Input // the arguments a filter left the text of an edit out of
+		}
+		if rp.Mirror != "" && rp.Handle != e.Handle {
+			e.Handle, e.CallID = rp.Handle, ""
+		}
+		out = append(out, e)
 	}
 	return out
 }

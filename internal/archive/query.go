@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -143,14 +146,21 @@ func (a *Archive) Find(q Query) (Page, error) {
 			return Page{}, err
 		}
 		where, args := q.where(2) // ?1 is the full-text query
-		if p.Total, ids, err = a.match(fts, where, args, limit); err != nil {
+		if p.Total, ids, err = a.match(fts, and(where, notCopy), args, limit); err != nil {
 			return Page{}, a.queryError(err)
 		}
 	} else {
+		// The total is counted without a look at the rows (the copies,
+		// few and found by their empty call id, are taken off after).
 		where, args := q.where(1)
+		var copies int
 		err := a.db.QueryRow(`SELECT count(*) FROM executions e`+where, args...).Scan(&p.Total)
 		if err == nil {
-			ids, _, err = a.ids(`SELECT e.id, 0 FROM executions e`+where+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
+			err = a.db.QueryRow(`SELECT count(*) FROM executions e`+and(where, isCopy), args...).Scan(&copies)
+			p.Total -= copies
+		}
+		if err == nil {
+			ids, _, err = a.ids(`SELECT e.id, 0 FROM executions e`+and(where, notCopy)+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
 				append(args, limit))
 		}
 		if err != nil {
@@ -173,7 +183,9 @@ func (a *Archive) Find(q Query) (Page, error) {
 }
 
 // where is the query's filters as SQL over executions e, with their
-// arguments, numbered from ?first.
+// arguments, numbered from ?first. A copy of an output (Execution) is
+// found by its handle alone: it has no call id, and Find leaves copies
+// out (notCopy).
 func (q Query) where(first int) (string, []any) {
 	var conds []string
 	var args []any
@@ -222,6 +234,22 @@ func (q Query) where(first int) (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
+// isCopy is the executions that are a copy of an output (Execution): every
+// result has a call id or a handle of its own (ctx_ and hex digits), and a
+// copy has neither; notCopy is the others.
+var (
+	isCopy  = fmt.Sprintf(`e.call_id = '' AND instr(e.handle, '%s') > 0`, marker.CopyMark)
+	notCopy = "NOT (" + isCopy + ")"
+)
+
+// and adds a condition to a WHERE clause, which may be empty.
+func and(where, cond string) string {
+	if where == "" {
+		return " WHERE " + cond
+	}
+	return where + " AND " + cond
+}
+
 // cleanPath is a --path as the archive stores paths: cleaned, without a
 // leading ./ or a trailing /.
 func cleanPath(p string) string {
@@ -247,17 +275,14 @@ func (a *Archive) queryError(err error) error {
 // ErrBadQuery is a full-text query SQLite cannot read.
 var ErrBadQuery = errors.New("bad query")
 
-// ids runs a query of execution ids.
 // records reads the records of executions, with their outputs or not, and
-// the ids of their outputs.
+// the ids of their outputs. Every output read, whole or for its preview, is
+// checked against the SHA-256 stored with it: a record never shows bytes
+// that are not the tool's.
 func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, error) {
-	output := "''"
-	if withOutput {
-		output = "o.text"
-	}
 	stmt, err := a.db.Prepare(`SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
 		e.range_start, e.range_end, e.range_last, c.command, c.target, c.intent, e.time, e.failed, e.exit_code, o.sha256,
-		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, substr(o.text, 1, 2000), ` + output + `, e.output_id
+		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, o.text, e.output_id
 		FROM executions e JOIN outputs o ON o.id = e.output_id JOIN calls c ON c.id = e.id WHERE e.id = ?`)
 	if err != nil {
 		return nil, nil, a.wrap(err)
@@ -267,11 +292,18 @@ func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, erro
 	outputIDs := make([]int64, len(ids))
 	for i, id := range ids {
 		if recs[i], err = scanRecord(stmt.QueryRow(id), withOutput, &outputIDs[i]); err != nil {
+			if errors.Is(err, errMismatch) {
+				return nil, nil, fmt.Errorf("%s: %w: the output of %s does not match the SHA-256 stored with it", a.path, ErrCorrupt, recs[i].ID)
+			}
 			return nil, nil, a.wrap(err)
 		}
 	}
 	return recs, outputIDs, nil
 }
+
+// errMismatch is scanRecord's error for an output that does not match its
+// SHA-256; records names the id.
+var errMismatch = errors.New("output does not match its SHA-256")
 
 // ids runs a query of execution ids and their scores.
 func (a *Archive) ids(query string, args []any) (ids []int64, scores []float64, err error) {
@@ -347,9 +379,12 @@ func scanRecord(row *sql.Row, withOutput bool, outputID *int64) (r Record, err e
 	var sum []byte
 	err = row.Scan(&r.ID, &r.CallID, &r.Session, &r.Tool, &r.Kind, &args, &argsJSON, &r.Path, &start, &end, &last,
 		&r.Command, &r.Target, &r.Intent, &nullTime, &r.Failed, &exit, &sum, &r.Bytes, &r.Chars, &r.Lines, &r.Tokens,
-		&r.Format, &r.Cwd, &r.Preview, &output, outputID)
+		&r.Format, &r.Cwd, &output, outputID)
 	if err != nil {
 		return r, err
+	}
+	if want := sha256.Sum256([]byte(output)); !bytes.Equal(want[:], sum) {
+		return r, errMismatch
 	}
 	if argsJSON {
 		r.Args = json.RawMessage(args)
@@ -368,7 +403,7 @@ func scanRecord(row *sql.Row, withOutput bool, outputID *int64) (r Record, err e
 		r.ExitCode = outcome.ExitCode(int(exit.Int64))
 	}
 	r.SHA256 = hex.EncodeToString(sum)
-	r.Preview = Preview(r.Preview)
+	r.Preview = Preview(output)
 	if withOutput {
 		r.Output = &output
 	}
@@ -411,14 +446,16 @@ func (a *Archive) snippet(fts string, outputID, execID int64) (string, error) {
 // match, in any order; "a quoted phrase" matches as a phrase; word* matches
 // words that start so; OR, AND and NOT between two words work as in FTS5.
 // Any other character is taken literally, so that a path or an error
-// message can be pasted as it is.
+// message can be pasted as it is; a NUL separates words, as a space does.
 func FTSQuery(text string) (string, error) {
 	type term struct {
 		s  string
 		op bool
 	}
 	var terms []term
-	rest := strings.TrimSpace(text)
+	// SQLite's parser ends a query at a NUL, which the tokenizer reads as
+	// a space anyway.
+	rest := strings.TrimSpace(strings.ReplaceAll(text, "\x00", " "))
 	for rest != "" {
 		if rest[0] == '"' {
 			end := strings.IndexByte(rest[1:], '"')

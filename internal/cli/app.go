@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
@@ -64,9 +65,9 @@ type Env struct {
 	Name           string
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	args           []string // the command line, after the command's name
-	failed         bool     // an input failed (Fail): the run exits 1
-	status         int      // the run's status when nothing failed (SetStatus)
+	args           []string     // the command line, after the command's name
+	failed         bool         // an input failed (Fail): the run exits 1
+	status         atomic.Int32 // the run's status when nothing failed (SetStatus)
 }
 
 // Given reports whether a flag was given on the command line, not only
@@ -105,8 +106,8 @@ func (e *Env) Fail(err error) {
 
 // SetStatus sets the exit status of a run that otherwise succeeds, to a
 // command's own status (ctx-summarize's ExitOverBudget); a failure (Fail)
-// still exits 1.
-func (e *Env) SetStatus(code int) { e.status = code }
+// still exits 1. It is safe for concurrent use (--each-line).
+func (e *Env) SetStatus(code int) { e.status.Store(int32(code)) }
 
 // Failed reports whether an input failed (Fail).
 func (e *Env) Failed() bool { return e.failed }
@@ -180,7 +181,7 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 		if env.failed {
 			return ExitFailure
 		}
-		return env.status
+		return int(env.status.Load())
 	}
 	code := ExitUsage // anything urfave/cli rejects before the action runs
 	var ec exitCoder
@@ -252,9 +253,15 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 // reorderAll is reorder for a binary's arguments, or for those of the
 // subcommand they name.
 func reorderAll(args []string, cmd Command) []string {
+	values := valueFlags(cmd.Flags)
 	for i := 1; i < len(args); i++ {
-		if strings.HasPrefix(args[i], "-") {
-			continue // a flag of the binary's own, --help, --version
+		if a := args[i]; strings.HasPrefix(a, "-") {
+			// A flag of the binary's own (ctx-playbook --playbook P stats),
+			// --help, --version; the value of one is no subcommand.
+			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && values[name] {
+				i++
+			}
+			continue
 		}
 		for _, sub := range cmd.Subcommands {
 			if sub.Name == args[i] {
@@ -264,6 +271,19 @@ func reorderAll(args []string, cmd Command) []string {
 		break
 	}
 	return reorder(args, cmd.Flags)
+}
+
+// valueFlags are the names of the flags that take a value (all but the
+// booleans), which follows them on the command line.
+func valueFlags(flags []ucli.Flag) map[string]bool {
+	values := map[string]bool{}
+	for _, f := range flags {
+		_, isBool := f.(*ucli.BoolFlag)
+		for _, n := range f.Names() {
+			values[n] = !isBool
+		}
+	}
+	return values
 }
 
 // IsBrokenPipe reports whether err is a write to a closed stdout (| head),
@@ -277,13 +297,7 @@ func IsBrokenPipe(err error) bool {
 // (the standard flag package stops at the first argument). Everything after
 // "--" stays an argument.
 func reorder(args []string, flags []ucli.Flag) []string {
-	takesValue := map[string]bool{}
-	for _, f := range flags {
-		_, isBool := f.(*ucli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
+	takesValue := valueFlags(flags)
 	out := []string{args[0]}
 	var rest []string
 	for i := 1; i < len(args); i++ {

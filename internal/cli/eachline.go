@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -82,7 +83,7 @@ type line struct {
 // EachLine runs do over every line of the inputs (stdin, FILEs, the
 // transcripts found in directories), each line a whole transcript, on
 // --jobs goroutines, and writes the output do returns for each as one line
-// of stdout, and the note it returns (a --stats line; "" for none) to
+// of stdout, and the notes it returns (a line each: a --stats line; "" for none) to
 // stderr, in the order of the lines. do must be safe for concurrent use. A
 // line that does not parse, or that do fails on, gets an error record in
 // its place and its error on stderr, and the run goes on (exit status 1).
@@ -154,7 +155,9 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 			}
 		}
 		if r.note != "" {
-			e.Note(r.where + ": " + r.note)
+			for _, line := range strings.Split(r.note, "\n") {
+				e.Note(r.where + ": " + line)
+			}
 		}
 		if r.err != nil && r.rec == nil {
 			// The input itself failed: nothing of it is written, and the

@@ -34,9 +34,9 @@ func FilterFlags(own ...ucli.Flag) []ucli.Flag {
 //
 // note, when not nil, is given each transcript's report and the input's
 // name (FILE, or FILE:N for a line of --each-line), and returns a line to
-// print on stderr before the --stats line ("" for none); the lines come in
-// the order of the inputs. Under --each-line it runs on several goroutines
-// at once.
+// print on stderr before the --stats line ("" for none), which the input's
+// name starts; the lines come in the order of the inputs. Under
+// --each-line it runs on several goroutines at once.
 func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where string) string) (err error) {
 	var keep *archive.Archive // --archive's, opened once the usage is checked
 	defer func() {
@@ -48,33 +48,30 @@ func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where st
 		}
 	}()
 	printStats := e.Bool(StatsFlag.Name)
-	// apply filters t and stores what it replaced; it returns the lines to
-	// note on stderr.
-	apply := func(t *transcript.Transcript, where string) ([]string, error) {
+	// apply filters t and stores what it replaced; it returns the note on
+	// it and its --stats line ("" for none).
+	apply := func(t *transcript.Transcript, where string) (noted, stats string, err error) {
 		r := f.Apply(t)
 		rep := r.Stats()
 		if keep != nil {
 			if err := keep.Keep(archive.Originals(t, rep.Replaced)); err != nil {
-				return nil, err
+				return "", "", err
 			}
 		}
-		var lines []string
 		if note != nil {
-			if line := note(r, where); line != "" {
-				lines = append(lines, line)
-			}
+			noted = note(r, where)
 		}
 		if printStats {
-			lines = append(lines, rep.String())
+			stats = rep.String()
 		}
-		return lines, nil
+		return noted, stats, nil
 	}
 	if e.Bool(EachLineFlag.Name) {
 		if keep, err = e.OpenArchive(); err != nil {
 			return err
 		}
 		return e.EachLine(func(t *transcript.Transcript, in LineInput) ([]byte, string, error) {
-			lines, err := apply(t, in.Where())
+			noted, stats, err := apply(t, in.Where())
 			if err != nil {
 				return nil, "", err
 			}
@@ -82,7 +79,7 @@ func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where st
 			if t.Changed() {
 				out = t.Bytes()
 			}
-			return out, strings.Join(lines, "\n"), nil
+			return out, strings.Trim(noted+"\n"+stats, "\n"), nil
 		})
 	}
 	srcs, err := e.Sources()
@@ -103,7 +100,7 @@ func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where st
 		if err != nil {
 			return err
 		}
-		lines, err := apply(t, in.Display())
+		noted, stats, err := apply(t, in.Display())
 		if err != nil {
 			return Failf("%s: %v", in.Display(), err)
 		}
@@ -126,11 +123,14 @@ func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where st
 		if err != nil {
 			return err
 		}
-		for _, line := range lines {
-			if several {
-				line = in.Display() + ": " + line
-			}
-			e.Note(line)
+		if noted != "" {
+			e.Note(in.Display() + ": " + noted)
+		}
+		if stats != "" && several {
+			stats = in.Display() + ": " + stats
+		}
+		if stats != "" {
+			e.Note(stats)
 		}
 		return nil
 	})

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -29,7 +31,7 @@ var (
 // The flags of runs over many inputs.
 var (
 	JobsFlag = &ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, EnvVars: []string{"CTX_JOBS"},
-		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
+		Usage: "work on `N` transcripts at once: the files of ctx-count, ctx-changelog, ctx-compact --replay and ctx-playbook learn, the lines of --each-line (the filters take files one at a time, so memory follows the largest); 0: one per CPU", DefaultText: "0, one per CPU"}
 	QuietFlag = &ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"CTX_QUIET"},
 		Usage: "no progress bar (it shows on stderr, only when stderr is a terminal and there are several inputs)"}
 )
@@ -58,6 +60,14 @@ func StatsFlagOf(usage string) *ucli.BoolFlag {
 	return &ucli.BoolFlag{Name: "stats", EnvVars: []string{"CTX_STATS"}, Usage: usage}
 }
 
+// WriteJSON writes a report as every --json writes it: indented, one
+// document, ending with a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // JSONFlag is --json, for a command whose report has a JSON form; usage
 // says what it prints.
 func JSONFlag(usage string) *ucli.BoolFlag {
@@ -84,6 +94,12 @@ func KeepMirrorsFlag(usage string) *ucli.BoolFlag {
 // whole.
 func KeepRecentFlag(usage string) *ucli.IntFlag {
 	return &ucli.IntFlag{Name: "keep-recent", EnvVars: []string{"CTX_KEEP_RECENT"}, Usage: usage}
+}
+
+// ModeFlag is --mode, what replaces an old result: a summary made for its
+// kind, or a one-line clear; ctx-summarize and ctx-compact read it alike.
+func ModeFlag(value, usage string) *ucli.StringFlag {
+	return &ucli.StringFlag{Name: "mode", Value: value, EnvVars: []string{"CTX_MODE"}, Usage: usage}
 }
 
 // BudgetFlag is --budget, a number of tokens or a share of --window, which

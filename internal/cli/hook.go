@@ -30,6 +30,16 @@ func (e *Env) Hook(handle Handler) (err error) {
 	if err != nil {
 		return Failf("--hook: %v", err)
 	}
+	// A hook reads its payload on stdin and answers on stdout: files, -i
+	// and -o would be ignored, which a command line must not do silently.
+	if e.NArg() > 0 {
+		return Usagef("--hook reads the agent's payload on stdin, not %s", e.Args().First())
+	}
+	for _, f := range []ucli.Flag{InPlaceFlag, OutDirFlag, EachLineFlag} {
+		if slices.Contains(e.App.Flags, f) && e.Given(f) {
+			return Usagef("--%s does not go with --hook, which answers on stdout", f.Names()[0])
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			e.hookError(fmt.Errorf("internal error: %v", r))

@@ -28,6 +28,11 @@ type Source struct {
 	err  error  // why it cannot be read: a missing file, a directory that cannot be walked
 }
 
+// Out is where -o DIR puts the source's result, relative to DIR: a
+// FILE's name, a file found in a directory its path under it, "stdin" for
+// stdin.
+func (s Source) Out() string { return s.out }
+
 // Display is how messages name the source.
 func (s Source) Display() string {
 	if s.Name == "-" {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"io"
 	"runtime"
 
 	"github.com/ctxkit/ctxkit/internal/parallel"
@@ -96,4 +98,21 @@ func (e *Env) survive(err error) error {
 	}
 	e.Fail(err)
 	return nil
+}
+
+// Report writes a command's report to stdout, once it is whole: v as
+// indented JSON with asJSON, else what text writes.
+func (e *Env) Report(asJSON bool, v any, text func(io.Writer) error) error {
+	var out bytes.Buffer
+	var err error
+	if asJSON {
+		err = WriteJSON(&out, v)
+	} else {
+		err = text(&out)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = e.Stdout.Write(out.Bytes())
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/commands/archivecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/changelogcmd"
+	"github.com/ctxkit/ctxkit/internal/commands/compactcmd"
 	"github.com/ctxkit/ctxkit/internal/commands/countcmd"
 	"github.com/ctxkit/ctxkit/internal/commands/dedupecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/loopscmd"
@@ -27,6 +28,7 @@ var All = []cli.Command{
 	dedupecmd.Command,    // ctx-dedupe: repeated reads become pointers or diffs
 	truncatecmd.Command,  // ctx-truncate: long output cut to head, tail and what matters
 	summarizecmd.Command, // ctx-summarize: old results become summaries; --budget; --llm
+	compactcmd.Command,   // ctx-compact: the live loop's filter, which keeps the prompt cache; --replay prices it
 	// Reports.
 	countcmd.Command,     // ctx-count: tokens by role, tool, file; many sessions by group
 	changelogcmd.Command, // ctx-changelog: what the agent changed, file by file

@@ -309,3 +309,65 @@ func TestMCPOverPipes(t *testing.T) {
 		t.Errorf("ctx-recall --mcp after stdin closed: %v: %s", err, stderr.String())
 	}
 }
+
+// TestCorruptRecallRefused: a byte of a stored output changed in the
+// archive's file (a disk, a hand) and ctx-recall refuses the record,
+// naming its id, on the command line (exit 1, nothing on stdout) and
+// through the MCP server (a tool error the model reads), instead of giving
+// back bytes that are not the output's.
+func TestCorruptRecallRefused(t *testing.T) {
+	_, dir := shell(t)
+	src, ids, outputs := session(t, dir, "corrupt", 3)
+	db := filepath.Join(dir, "a.db")
+	if code, _, errs := runIn(archivecmd.Command, "--db", db, src); code != 0 {
+		t.Fatalf("ctx-archive: %d %s", code, errs)
+	}
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(data, []byte(outputs[1]))
+	if at < 0 {
+		t.Fatalf("the output of %s is not in the file as it is", ids[1])
+	}
+	data[at] ^= 0x01
+	if err := os.WriteFile(db, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runIn(recallcmd.Command, "--db", db, ids[1])
+	if code != cli.ExitFailure || stdout != "" || !strings.Contains(stderr, ids[1]) || !strings.Contains(stderr, "corrupt") {
+		t.Errorf("ctx-recall %s: exit %d, stdout %q, stderr %q; want 1, nothing, a line naming the id", ids[1], code, stdout, stderr)
+	}
+	if code, stdout, _ := runIn(recallcmd.Command, "--db", db, ids[0]); code != 0 || stdout != outputs[0] {
+		t.Errorf("ctx-recall %s, whose output is whole: exit %d, %q", ids[0], code, stdout)
+	}
+	requests := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_query","arguments":{"id":"` + ids[1] + `"}}}`,
+	}
+	mcp := exec.Command(filepath.Join(dir, "ctx-recall"), "--mcp", "--db", db)
+	mcp.Stdin = strings.NewReader(strings.Join(requests, "\n") + "\n")
+	out, err := mcp.Output()
+	if err != nil {
+		t.Fatalf("ctx-recall --mcp: %v", err)
+	}
+	var answer struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	for line := range strings.Lines(string(out)) {
+		if strings.Contains(line, `"id":2`) {
+			if err := json.Unmarshal([]byte(line), &answer); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !answer.Result.IsError || len(answer.Result.Content) == 0 || !strings.Contains(answer.Result.Content[0].Text, ids[1]) || strings.Contains(answer.Result.Content[0].Text, outputs[1][1:]) {
+		t.Errorf("memory_query id=%s on a corrupt record: %s", ids[1], out)
+	}
+}

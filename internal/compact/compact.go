@@ -16,7 +16,9 @@
 //     window (the results of the last Window model turns) is replaced by
 //     its summary (internal/summarize; an edit's or a write's result by
 //     its first line), and an edit's or a write's arguments by a stub
-//     without the text they changed, when the cost model says it pays.
+//     without the text they changed (a command's, without the text its
+//     heredocs wrote to files: cat > F <<EOF), when the cost model says it
+//     pays.
 //     Replacing one makes every token after it a cache write on that
 //     request; what it removes is then read at the cache price on every
 //     later request. So at each request the units out of the window that
@@ -42,6 +44,7 @@ package compact
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -100,15 +103,16 @@ type Options struct {
 	// Dedupe makes a re-read that a whole read above shows the same a
 	// pointer up at it, on arrival.
 	Dedupe bool
-	// KeepEdits leaves edits and writes as they are: their arguments, and
-	// their results (which in Claude Code show a snippet of the file).
+	// KeepEdits leaves edits and writes as they are: their arguments
+	// (and the text a command's heredocs write to files), and their
+	// results (which in Claude Code show a snippet of the file).
 	KeepEdits bool
 	// Summarizer makes the summaries; nil is RuleSummaries.
 	Summarizer Summarizer
 	// KeepMirrors leaves the copies of an output that a format keeps
 	// beside the result (Claude Code's toolUseResult) as they are; by
-	// default the first gets the result's new text and the others are
-	// emptied.
+	// default the first gets the result's new text, citing the copy's own
+	// handle, and the others are emptied (stats.Run.Summarize).
 	KeepMirrors bool
 	// Measure fills the Report's token counts, for --stats.
 	Measure bool
@@ -177,9 +181,38 @@ func New(opts Options) (*Filter, error) {
 	return f, nil
 }
 
+// Report is what a run did to one transcript: its --stats line, and its
+// ctx-compact --json form.
+type Report struct {
+	stats stats.Report
+
+	File    string `json:"file,omitempty"`
+	Format  string `json:"format"`
+	Results int    `json:"tool_results"`
+	// Changed counts the results whose text changed, and the calls whose
+	// arguments did.
+	Changed int `json:"changed"`
+	// Cut counts the outputs cut on arrival, Pointers the re-reads made
+	// pointers up on arrival, Summarized the results replaced once used,
+	// Stubbed the calls sent without the text they wrote.
+	Cut        int `json:"cut_on_arrival"`
+	Pointers   int `json:"pointers"`
+	Summarized int `json:"summarized"`
+	Stubbed    int `json:"arguments_stubbed"`
+	// The tokens of the whole history and of its tool results, before and
+	// after, when measured (Options.Measure).
+	TokensBefore     int `json:"tokens_before,omitempty"`
+	TokensAfter      int `json:"tokens_after,omitempty"`
+	ToolOutputBefore int `json:"tool_output_before,omitempty"`
+	ToolOutputAfter  int `json:"tool_output_after,omitempty"`
+}
+
+// Stats is the account every filter gives.
+func (r Report) Stats() stats.Report { return r.stats }
+
 // Apply compacts t in place, as the loop would send it after its last
 // message, and reports what it did.
-func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
+func (f *Filter) Apply(t *transcript.Transcript) Report {
 	l := f.Start(t)
 	l.Advance(len(t.Messages), nil)
 	run := stats.Start(t)
@@ -193,23 +226,16 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 			run.SetInput(u.c, *u.text)
 			continue
 		}
-		run.SetText(u.r, *u.text)
-		if f.opts.KeepMirrors {
-			continue
-		}
-		for i := range u.r.NumMirrors() {
-			if i == 0 {
-				t.SetMirror(u.r, i, *u.text)
-			} else {
-				t.SetMirror(u.r, i, "")
-			}
-		}
+		run.Summarize(u.r, *u.text, f.opts.Handle, f.opts.KeepMirrors)
 	}
 	var ctr tokens.Counter
 	if f.opts.Measure {
 		ctr = f.opts.Counter
 	}
-	return run.Report(ctr, c.String())
+	st := run.Report(ctr, c.String())
+	return Report{stats: st, Format: string(t.Format), Results: st.Results, Changed: c.cut + c.pointed + c.summarized + c.stubbed,
+		Cut: c.cut, Pointers: c.pointed, Summarized: c.summarized, Stubbed: c.stubbed,
+		TokensBefore: st.Tokens.Before, TokensAfter: st.Tokens.After, ToolOutputBefore: st.ToolOutput.Before, ToolOutputAfter: st.ToolOutput.After}
 }
 
 // counts are what a run did, for the --stats line.
@@ -240,14 +266,7 @@ func (c counts) String() string {
 		parts = append(parts, textfmt.Int(c.summarized)+" summarized once used")
 	}
 	if c.stubbed > 0 {
-		parts = append(parts, textfmt.Int(c.stubbed)+" edits' arguments sent without the text they changed")
+		parts = append(parts, textfmt.Plural(c.stubbed, "call's", "calls'")+" arguments sent without the text they changed")
 	}
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
+	return strings.Join(parts, ", ")
 }

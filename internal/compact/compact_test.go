@@ -334,3 +334,25 @@ func TestCutIsNoBase(t *testing.T) {
 		}
 	}
 }
+
+// TestHeredocStub: a command that writes a file through a heredoc and runs
+// it is sent, once used, without the text it wrote (a later read of the
+// file shows it), as an edit's arguments are; the rest of the command
+// line stays, and a second run changes nothing.
+func TestHeredocStub(t *testing.T) {
+	script := strings.Repeat("print('a line of the script that the agent wrote to a file')\n", 60)
+	cmd := "cd /p && cat > t.py << 'EOF'\n" + script + "EOF\npython3 t.py"
+	in := []byte(`{"type":"user","cwd":"/p","message":{"role":"user","content":"go"}}
+{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":` + strconv.Quote(cmd) + `}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}
+{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"ls"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"t.py"}]}}
+{"type":"assistant","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"done"}]}}
+`)
+	out := invariant.Check(t, in, asFilter(t, defaults()))
+	c := transcripttest.Parse(t, out).Calls[0]
+	want := `{"command":"cd /p && cat > t.py << 'EOF'\n(60 lines not shown here)\nEOF\npython3 t.py","ctx-summarize":"[ctx-compact] `
+	if !strings.HasPrefix(c.Input, want) || !strings.Contains(c.Input, "the text this command wrote to t.py is not shown here.") {
+		t.Errorf("the call's arguments: %s", c.Input)
+	}
+}

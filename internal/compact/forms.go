@@ -74,6 +74,15 @@ func ownCount(line string, pattern *lazyre.Regexp) (int, bool) {
 //	{"file_path":"/p/a.go","ctx-summarize":"[ctx-compact] 1,204 tokens of arguments left out: the text this edit of a.go changed is not shown here."}
 func (l *Loop) stub(u *unit) (string, bool) {
 	c := u.c
+	if c.Args.Command != "" {
+		// A command line: the text its heredocs write to files.
+		return tools.StubHeredocs(c.Input, func(files []string) string {
+			for i, f := range files {
+				files[i] = marker.Text(f, 160)
+			}
+			return l.note(u, "the text this command wrote to "+strings.Join(files, ", ")+" is not shown here.")
+		})
+	}
 	what := "edit"
 	if c.Kind == tools.Write {
 		what = "write"
@@ -81,11 +90,17 @@ func (l *Loop) stub(u *unit) (string, bool) {
 	if file := c.Args.File(l.t.Cwd); file != "" {
 		what += " of " + marker.Text(file, 160)
 	}
-	note := marker.Line(tool, textfmt.Int(u.tokens)+" tokens of arguments left out: the text this "+what+" changed is not shown here.")
-	if l.handle != nil && c.Result != nil {
-		note = marker.CiteArguments(note, l.handle(c.Result))
+	return tools.Stub(c.Input, l.note(u, "the text this "+what+" changed is not shown here."))
+}
+
+// note is the note of a stub: how many tokens the arguments had, what was
+// left out, and the handle of the call's record.
+func (l *Loop) note(u *unit, what string) string {
+	note := marker.Line(tool, textfmt.Int(u.tokens)+" tokens of arguments left out: "+what)
+	if l.handle != nil && u.c.Result != nil {
+		note = marker.CiteArguments(note, l.handle(u.c.Result))
 	}
-	return tools.Stub(c.Input, note)
+	return note
 }
 
 // editLines is the fewest lines after its first that an edit's result

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
 	"github.com/ctxkit/ctxkit/internal/fenwick"
@@ -165,10 +166,12 @@ func (l *Loop) msgOf(u *unit) int {
 	return u.c.Message.Index
 }
 
-// arriveCall takes the arguments of an edit or a write, which may later
-// be sent without the text they changed; nil for any other call.
+// arriveCall takes the arguments of an edit or a write, or of a command
+// that writes a file through a heredoc, which may later be sent without
+// the text they changed; nil for any other call.
 func (l *Loop) arriveCall(c *transcript.Call) *unit {
-	if (c.Kind != tools.Edit && c.Kind != tools.Write) || !c.CanSetInput() || l.f.opts.KeepEdits {
+	writes := c.Kind == tools.Edit || c.Kind == tools.Write || strings.Contains(c.Args.Command, "<<")
+	if !writes || !c.CanSetInput() || l.f.opts.KeepEdits {
 		return nil
 	}
 	u := &unit{c: c, tokens: l.tally.Calls[c.Index]}

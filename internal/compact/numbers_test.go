@@ -178,8 +178,31 @@ func candidates() []candidate {
 		{"ctx-compact, horizon 1", compacting(func(o *Options) { o.Horizon = 1 }), 0},
 		{"ctx-compact, nothing on arrival", compacting(func(o *Options) { o.Cut, o.Dedupe = nil, false }), 0},
 		{"ctx-compact --mode clear (clears instead of summaries)", compacting(func(o *Options) { o.Summarizer = Clears(ctr) }), 0},
+		{"ctx-compact, a clear where the summary keeps over half the result", compacting(func(o *Options) { o.Summarizer = clearOver(0.5) }), 0},
+		{"ctx-compact, a clear where the summary keeps over a quarter", compacting(func(o *Options) { o.Summarizer = clearOver(0.25) }), 0},
 		{"ctx-compact (defaults)", compacting(nil), 0},
 		{"ctx-compact (defaults), a 20,000-token prefix counted", compacting(nil), 20000},
+	}
+}
+
+// sizeChoice summarizes a result, but clears it (Clear) where the summary
+// keeps more than share of its tokens: a candidate for the peak context.
+type sizeChoice struct {
+	rules, clear summarize.Summarizer
+	share        float64
+}
+
+func (s sizeChoice) Summarize(c *transcript.Call, text string) (string, bool) {
+	sum, ok := s.rules.Summarize(c, text)
+	if ok && float64(counter().Count(sum)) > s.share*float64(counter().Count(text)) {
+		return s.clear.Summarize(c, text)
+	}
+	return sum, ok
+}
+
+func clearOver(share float64) Summarizer {
+	return func(cwd string, handle func(*transcript.Result) string) summarize.Summarizer {
+		return sizeChoice{RuleSummaries(cwd, handle), Clears(counter())(cwd, handle), share}
 	}
 }
 

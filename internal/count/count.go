@@ -123,7 +123,7 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 		ts.Calls++
 		ts.InputTokens += tl.Calls[i]
 	}
-	read, again := reads(t)
+	read, again := Reads(t)
 	files := map[string]*FileRead{}
 	for i, r := range t.Results {
 		cost := tl.Results[i]
@@ -177,10 +177,10 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	return rep
 }
 
-// reads says, result by result, which file a successful read read ("" for
+// Reads says, result by result, which file a successful read read ("" for
 // any other result), and whether an earlier read of it read all of its
 // lines: a range its range holds.
-func reads(t *transcript.Transcript) (paths []string, again []bool) {
+func Reads(t *transcript.Transcript) (paths []string, again []bool) {
 	paths, again = make([]string, len(t.Results)), make([]bool, len(t.Results))
 	seen := map[string][]tools.Range{} // the ranges read of each file
 	for i, r := range t.Results {

@@ -175,7 +175,7 @@ func GroupTokens(t *transcript.Transcript, ctr tokens.Counter, by By, w Window, 
 		g.Tokens += tl.Calls[i]
 		g.tools[c.Name] += tl.Calls[i]
 	}
-	_, again := reads(t)
+	_, again := Reads(t)
 	saved := dedupeSavings(t, ctr, tl)
 	for i, r := range t.Results {
 		if !in[r.Message.Index] {

@@ -127,7 +127,11 @@ type Change struct {
 	Kind   Kind
 	Base   *transcript.Result // the whole result it points at: above it, or below with KeepLatest
 	Text   string             // what replaces its text: the marker line, and a diff after it
-	Line   string             // the marker line alone, which replaces its mirrors
+	// Mirrors is what replaces each copy of the output beside the result
+	// (transcript.Mirror): the marker line alone, citing the copy's own
+	// handle (Handles.Mirror) in Handles; "" leaves a copy (KeepMirrors,
+	// or with an archive a copy whose text has no handle).
+	Mirrors, Handles []string
 }
 
 // Plan is what Apply does to a transcript, found without changing it:
@@ -167,9 +171,9 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	run := stats.Start(t)
 	for _, c := range p.Changes {
 		run.SetText(c.Result, c.Text)
-		if !f.opts.KeepMirrors {
-			for i := range c.Result.NumMirrors() {
-				t.SetMirror(c.Result, i, c.Line)
+		for i, m := range c.Mirrors {
+			if m != "" {
+				run.SetMirror(c.Result, i, m, c.Handles[i])
 			}
 		}
 	}
@@ -502,15 +506,24 @@ func (a *apply) mayReplace(r *transcript.Result) bool {
 // the archive, and body when that is shorter than its text, and reports
 // whether it does.
 func (a *apply) replace(r *transcript.Result, kind Kind, base *transcript.Result, line, body string) bool {
-	line = marker.Cite(line, a.opts.Handle.Of(a.t, r))
-	text := line
+	text := marker.Cite(line, a.opts.Handle.Of(a.t, r))
 	if body != "" {
 		text += "\n" + body
 	}
 	if !a.shorter(text, r.Text()) {
 		return false
 	}
-	a.plan.Changes = append(a.plan.Changes, Change{Result: r, Kind: kind, Base: base, Text: text, Line: line})
+	c := Change{Result: r, Kind: kind, Base: base, Text: text}
+	if n := r.NumMirrors(); n > 0 && !a.opts.KeepMirrors {
+		c.Mirrors, c.Handles = make([]string, n), make([]string, n)
+		for i, m := range r.Mirrors() {
+			h := a.opts.Handle.Mirror(a.t, r, m)
+			if h != "" || a.opts.Handle == nil {
+				c.Mirrors[i], c.Handles[i] = marker.Cite(line, h), h
+			}
+		}
+	}
+	a.plan.Changes = append(a.plan.Changes, c)
 	return true
 }
 

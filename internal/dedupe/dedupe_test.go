@@ -285,8 +285,10 @@ func check(t *testing.T, in, out []byte, opts Options) {
 		default:
 			t.Errorf("%s: unknown marker %q", r.CallID, line)
 		}
-		for _, m := range r.Mirrors() {
-			if opts.KeepMirrors != (m.Text != line) {
+		// A copy gets the marker line, citing the copy's own handle.
+		for j, m := range r.Mirrors() {
+			want := marker.Recite(line, opts.Handle.Of(before, old), opts.Handle.Mirror(before, old, old.Mirrors()[j]))
+			if opts.KeepMirrors != (m.Text != want) {
 				t.Errorf("%s: mirror %s is %.80q (keep mirrors: %v)", r.CallID, m.Field, m.Text, opts.KeepMirrors)
 			}
 		}

@@ -30,39 +30,50 @@ func hookEnv(t *testing.T) []string {
 	return []string{pathEnv(tools(t)), "CTX_STATE_DIR=" + t.TempDir()}
 }
 
-// TestLoopDenied: the model calls the same failing command three times; the
-// example PreToolUse hook denies the third, and the next request to the
-// model carries the reason instead of a third failure.
+// TestLoopDenied: the model calls the same failing command eight times; the
+// example PreToolUse hook denies the third and every one after it, each
+// time counting the two failures that ran (a denied call was not run: it is
+// neither a failure nor a success), and the requests to the model carry the
+// reason instead of more failures. The command has white space inside its
+// quotes, which the reason quotes as it was run.
 func TestLoopDenied(t *testing.T) {
+	const command = `cat missing.txt || python3 -c "print('E   AssertionError: boom')" >&2; exit 1`
 	cases := []struct {
-		agent  agenttest.Agent
-		hooks  string
-		script []agenttest.Turn
+		agent agenttest.Agent
+		hooks string
+		turn  agenttest.Turn
 	}{
-		{agenttest.ClaudeCode, "claude-code/settings.json", repeat(3, agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": "cat missing.txt", "description": "Show the file"}})},
-		{agenttest.Codex, "codex/hooks.json", repeat(3, agenttest.Turn{Tool: "exec_command", Input: map[string]any{"cmd": "cat missing.txt"}})},
-		{agenttest.Codex, "codex/config.toml", repeat(3, agenttest.Turn{Tool: "exec_command", Input: map[string]any{"cmd": "cat missing.txt"}})},
+		{agenttest.ClaudeCode, "claude-code/settings.json", agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": command, "description": "Show the file"}}},
+		{agenttest.Codex, "codex/hooks.json", agenttest.Turn{Tool: "exec_command", Input: map[string]any{"cmd": command}}},
+		{agenttest.Codex, "codex/config.toml", agenttest.Turn{Tool: "exec_command", Input: map[string]any{"cmd": command}}},
 	}
 	for _, c := range cases {
 		t.Run(c.hooks, func(t *testing.T) {
 			exe := c.agent.Install(t)
-			srv := server(t, c.script)
+			srv := server(t, repeat(8, c.turn))
 			run := c.agent.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Show me missing.txt.", Hooks: example(t, c.hooks), Env: hookEnv(t)})
 			results := srv.ToolResults()
-			if len(results) != 3 {
-				t.Fatalf("the model saw %d tool results, want 3: %q", len(results), results)
+			if len(results) != 8 {
+				t.Fatalf("the model saw %d tool results, want 8: %q", len(results), results)
 			}
 			for _, r := range results[:2] {
 				if !strings.Contains(r, "No such file or directory") {
 					t.Errorf("a failure the model saw: %q", r)
 				}
 			}
-			if want := "[ctx-loops] Call not run: it would repeat an error loop.\nBash (cat missing.txt) has already failed 2 times"; !strings.Contains(results[2], want) {
-				t.Errorf("the third call: the model saw %q, want the hook's reason %q", results[2], want)
+			want := "[ctx-loops] Call not run: it would repeat an error loop.\nBash (" + command + ") has already failed 2 times"
+			for i, r := range results[2:] {
+				if !strings.Contains(r, want) {
+					t.Errorf("call %d: the model saw %q, want the hook's reason %q", i+3, r, want)
+				}
 			}
 			path := run.Transcript(t)
-			if tr := transcripttest.Load(t, path); len(tr.Calls) != 3 {
-				t.Errorf("the transcript holds %d calls, want 3", len(tr.Calls))
+			if tr := transcripttest.Load(t, path); len(tr.Calls) != 8 {
+				t.Errorf("the transcript holds %d calls, want 8", len(tr.Calls))
+			}
+			report, err := exec.Command(filepath.Join(tools(t), "ctx-loops"), path).Output()
+			if err != nil || !strings.Contains(string(report), ", 2 calls, 2 failed, 6 denied; ") {
+				t.Errorf("ctx-loops on the session: %v\n%s", stderrOf(err), report)
 			}
 			everyTool(t, tools(t), path)
 		})

@@ -106,8 +106,8 @@ func sessionFiles() map[string]string {
 //   - the agent finishes;
 //   - the server receives compacted requests, in which every message of
 //     the agent's history (restored from the archive by the ids its
-//     markers cite) is sent in at most one form more than it has results,
-//     from one request to the next;
+//     markers cite) is sent in at most one form more than it has results
+//     and calls, from one request to the next;
 //   - the ledger's numbers are those computed from the server's log: its
 //     usage as it billed each request, and the bill of the same request as
 //     the agent sent it, by the replay's cache model.
@@ -236,7 +236,7 @@ func checkAgainstLog(t *testing.T, api proxy.API, xs []agenttest.Exchange, entri
 				forms[was.Keys[j]] = map[uint64]bool{}
 			}
 			forms[was.Keys[j]][sent.Keys[j]] = true
-			bound[was.Keys[j]] = 1 + len(m.Results)
+			bound[was.Keys[j]] = 1 + len(m.Results) + len(m.Calls)
 		}
 	}
 	if compacted < len(xs)/2 {

@@ -38,8 +38,8 @@ func FuzzRetryAfter(f *testing.F) {
 	}
 	now := time.Date(2015, 10, 21, 7, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, h string) {
-		if d, ok := retryAfter(h, now); d < 0 || !ok && d != 0 {
-			t.Errorf("retryAfter(%q) = %v, %v", h, d, ok)
+		if p, ok := retryAfter(h, now); p.d < 0 || !ok && p != (pause{}) {
+			t.Errorf("retryAfter(%q) = %+v, %v", h, p, ok)
 		}
 	})
 }

@@ -41,7 +41,9 @@ const (
 // values to start from; New checks them.
 type Config struct {
 	// URL is the API's base, such as http://localhost:11434/v1 or
-	// https://api.openai.com/v1; requests go to URL/chat/completions.
+	// https://api.openai.com/v1; requests go to URL/chat/completions, the
+	// URL's query kept (Azure's ?api-version=). Messages show it with the
+	// query's values and the password masked (Redact).
 	URL   string
 	Model string
 	// Key is sent as a bearer token when it is not empty. Callers read it
@@ -122,6 +124,7 @@ type Stats struct {
 type Client struct {
 	cfg      Config
 	endpoint string
+	shown    string // the endpoint as messages show it (Redact)
 	http     *http.Client
 	slots    chan struct{} // one per request in flight
 	// sleep waits between retries; tests replace it to see the waits
@@ -140,8 +143,9 @@ type Client struct {
 func New(cfg Config) (*Client, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("bad URL %q: want http://HOST[:PORT]/PATH or https://…", cfg.URL)
+		return nil, fmt.Errorf("bad URL %q: want http://HOST[:PORT]/PATH or https://…", Redact(cfg.URL))
 	}
+	endpoint := u.JoinPath("chat/completions").String()
 	switch {
 	case strings.TrimSpace(cfg.Model) == "":
 		return nil, errors.New("no model named")
@@ -165,7 +169,8 @@ func New(cfg Config) (*Client, error) {
 	}
 	return &Client{
 		cfg:      cfg,
-		endpoint: strings.TrimRight(cfg.URL, "/") + "/chat/completions",
+		endpoint: endpoint,
+		shown:    Redact(endpoint),
 		http:     hc,
 		slots:    make(chan struct{}, cfg.Concurrency),
 		sleep:    sleepCtx,
@@ -313,14 +318,15 @@ func (c *Client) send(ctx context.Context, body []byte) (Response, *Error) {
 		if !retry || attempt > c.cfg.Retries {
 			return Response{}, err
 		}
-		if wait < 0 {
-			wait = backoff(attempt)
+		if wait.d < 0 {
+			wait.d = backoff(attempt)
 		}
-		if wait > c.cfg.MaxRetryWait {
-			err.Err = fmt.Errorf("%w; the server asked to wait %v, more than %v", err.Err, wait, c.cfg.MaxRetryWait)
+		if wait.d > c.cfg.MaxRetryWait {
+			err.Err = fmt.Errorf("%w; the server asked to wait %v, more than %v%s", err.Err, wait, c.cfg.MaxRetryWait,
+				map[bool]string{true: " from now"}[!wait.until.IsZero()])
 			return Response{}, err
 		}
-		if c.sleep(ctx, wait) != nil {
+		if c.sleep(ctx, wait.d) != nil {
 			return Response{}, &Error{Failure: Canceled, Attempts: attempt, Err: ctx.Err()}
 		}
 		last = err
@@ -353,15 +359,32 @@ func backoff(n int) time.Duration {
 // kilobytes; a server that sends more is not one.
 const maxBody = 8 << 20
 
+// pause is how long the server asked to wait before a retry (Retry-After):
+// d, negative when it did not say; until, the date it named, if it named
+// one, which messages show rather than a count of hours.
+type pause struct {
+	d     time.Duration
+	until time.Time
+}
+
+// noPause is a server's saying nothing of a wait.
+var noPause = pause{d: -1}
+
+func (p pause) String() string {
+	if !p.until.IsZero() {
+		return "until " + p.until.UTC().Format(http.TimeFormat)
+	}
+	return p.d.String()
+}
+
 // attempt sends one request. On failure, retry says whether the request may
-// be sent again, and wait how long the server asked to wait first (from
-// Retry-After; negative when it did not say).
-func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, retry bool, wait time.Duration, err *Error) {
+// be sent again, and wait how long the server asked to wait first.
+func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, retry bool, wait pause, err *Error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	hreq, rerr := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if rerr != nil {
-		return Response{}, false, -1, &Error{Failure: BadRequest, Err: rerr}
+		return Response{}, false, noPause, &Error{Failure: BadRequest, Err: c.mask(rerr)}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -372,27 +395,27 @@ func (c *Client) attempt(ctx context.Context, body []byte) (resp Response, retry
 	hresp, herr := c.http.Do(hreq)
 	if herr != nil {
 		err = c.transportError(ctx, herr)
-		return Response{}, err.Failure == Connection, -1, err
+		return Response{}, err.Failure == Connection, noPause, err
 	}
 	defer hresp.Body.Close()
 	data, herr := io.ReadAll(io.LimitReader(hresp.Body, maxBody))
 	if herr != nil {
 		err = c.transportError(ctx, herr)
-		return Response{}, err.Failure == Connection, -1, err
+		return Response{}, err.Failure == Connection, noPause, err
 	}
 	if hresp.StatusCode != http.StatusOK {
 		err = &Error{Failure: Status, Status: hresp.StatusCode, Err: errors.New(serverMessage(data))}
 		if hresp.StatusCode != http.StatusTooManyRequests && hresp.StatusCode < 500 {
-			return Response{}, false, -1, err
+			return Response{}, false, noPause, err
 		}
-		wait = -1
-		if d, ok := retryAfter(hresp.Header.Get("Retry-After"), time.Now()); ok {
-			wait = d
+		wait, ok := retryAfter(hresp.Header.Get("Retry-After"), time.Now())
+		if !ok {
+			wait = noPause
 		}
 		return Response{}, true, wait, err
 	}
 	resp, err = c.decode(data)
-	return resp, false, -1, err
+	return resp, false, noPause, err
 }
 
 // transportError tells a timeout from a connection that failed.
@@ -403,7 +426,50 @@ func (c *Client) transportError(ctx context.Context, err error) *Error {
 	if ctx.Err() != nil {
 		return &Error{Failure: Canceled, Err: ctx.Err()}
 	}
-	return &Error{Failure: Connection, Err: err}
+	return &Error{Failure: Connection, Err: c.mask(err)}
+}
+
+// mask shows the endpoint in an error of net/http (which names the URL it
+// was asked) as messages show it: without the query's values.
+func (c *Client) mask(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.URL == c.endpoint {
+		masked := *ue
+		masked.URL = c.shown
+		return &masked
+	}
+	return err
+}
+
+// Redact is a URL as a message shows it: the values of its query and its
+// password masked ("xxxxx"), since either may hold a key. A URL that cannot
+// be read is shown without its query and fragment, and with its user and
+// password masked.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			raw = raw[:i] + "…"
+		}
+		if at := strings.LastIndexByte(raw, '@'); at >= 0 {
+			start := strings.Index(raw, "://") + len("://")
+			if start < len("://") || start > at {
+				start = 0
+			}
+			raw = raw[:start] + "xxxxx" + raw[at:]
+		}
+		return raw
+	}
+	if u.RawQuery != "" {
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				params[i] = k + "=xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(params, "&")
+	}
+	return u.Redacted()
 }
 
 // completion is the part of an answer the client reads.
@@ -510,20 +576,20 @@ func serverMessage(data []byte) string {
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.
-func retryAfter(h string, now time.Time) (time.Duration, bool) {
+func retryAfter(h string, now time.Time) (pause, bool) {
 	h = strings.TrimSpace(h)
 	if h == "" {
-		return 0, false
+		return pause{}, false
 	}
 	if n, err := strconv.Atoi(h); err == nil && n >= 0 {
 		// Past about 34 years a wait is as good as forever, and the
 		// Duration would overflow.
-		return time.Duration(min(n, 1<<30)) * time.Second, true
+		return pause{d: time.Duration(min(n, 1<<30)) * time.Second}, true
 	}
 	if t, err := http.ParseTime(h); err == nil {
-		return max(t.Sub(now), 0), true
+		return pause{d: max(t.Sub(now), 0), until: t}, true
 	}
-	return 0, false
+	return pause{}, false
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -459,19 +459,20 @@ func TestRetryAfter(t *testing.T) {
 	for _, tc := range []struct {
 		h    string
 		want time.Duration
+		date bool
 		ok   bool
 	}{
-		{"3", 3 * time.Second, true},
-		{" 0 ", 0, true},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-		{"", 0, false},
-		{"-1", 0, false},
-		{"soon", 0, false},
+		{"3", 3 * time.Second, false, true},
+		{" 0 ", 0, false, true},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true, true},
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true, true},
+		{"", 0, false, false},
+		{"-1", 0, false, false},
+		{"soon", 0, false, false},
 	} {
 		got, ok := retryAfter(tc.h, now)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tc.h, got, ok, tc.want, tc.ok)
+		if got.d != tc.want || !got.until.IsZero() != tc.date || ok != tc.ok {
+			t.Errorf("retryAfter(%q) = %+v, %v; want %v (a date: %v), %v", tc.h, got, ok, tc.want, tc.date, tc.ok)
 		}
 	}
 }
@@ -520,6 +521,71 @@ func TestServerMessage(t *testing.T) {
 	} {
 		if got := serverMessage([]byte(tc.body)); got != tc.want {
 			t.Errorf("serverMessage(%q) = %q, want %q", tc.body, got, tc.want)
+		}
+	}
+}
+
+// TestURLWithQuery: a base URL with a query (Azure's ?api-version=) gets
+// the path joined before the query, keeps the query, and no message shows
+// the query's values, which may hold a key.
+func TestURLWithQuery(t *testing.T) {
+	const query = "?api-version=2024-10-21&key=SECRET"
+	srv := llmtest.New(t, llmtest.Expect{}, llmtest.First(1, llmtest.Reply{Drop: true}, llmtest.Echo(5)))
+	d := Defaults()
+	d.URL, d.Model, d.Retries = srv.URL+"/"+query, "m", 0
+	c, err := New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), ask)
+	if err == nil {
+		t.Fatal("a dropped connection: no error")
+	}
+	if msg := err.Error(); strings.Contains(msg, "SECRET") || strings.Contains(msg, "2024-10-21") || !strings.Contains(msg, "/v1/chat/completions?api-version=xxxxx&key=xxxxx") {
+		t.Errorf("the error shows the query's values, or not where it went: %s", msg)
+	}
+	if _, err := c.Complete(context.Background(), ask); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || reqs[1].Query != query[1:] {
+		t.Errorf("requests %+v, want the query %s", reqs, query)
+	}
+	for _, bad := range []string{"ftp://host/v1?key=SECRET", "http:///v1?key=SECRET", "http://user:SECRET@[::1/v1"} {
+		d.URL = bad
+		if _, err := New(d); err == nil || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("New(%s): %v, want an error that does not show the key", bad, err)
+		}
+	}
+}
+
+// TestRetryAfterDate: a Retry-After that names a date too far away is said
+// as that date, not as a count of hours.
+func TestRetryAfterDate(t *testing.T) {
+	const date = "Tue, 01 Sep 2099 00:00:00 GMT"
+	srv := llmtest.New(t, llmtest.Expect{}, llmtest.Always(llmtest.Reply{Status: 429, RetryAfter: date}))
+	c, _ := client(t, srv, Config{Retries: 2})
+	_, err := c.Complete(context.Background(), ask)
+	if err == nil || !strings.Contains(err.Error(), "the server asked to wait until "+date+", more than 30s from now") {
+		t.Errorf("error %v, want it to name the date", err)
+	}
+	srv = llmtest.New(t, llmtest.Expect{}, llmtest.Always(llmtest.Reply{Status: 429, RetryAfter: "3600"}))
+	c, _ = client(t, srv, Config{Retries: 2})
+	if _, err := c.Complete(context.Background(), ask); err == nil || !strings.Contains(err.Error(), "the server asked to wait 1h0m0s, more than 30s") {
+		t.Errorf("error %v, want it to say 1h0m0s", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"http://localhost:11434/v1", "http://localhost:11434/v1"},
+		{"https://x.openai.azure.com/openai/v1?api-version=2024-10-21", "https://x.openai.azure.com/openai/v1?api-version=xxxxx"},
+		{"https://h/v1?a=1&b&c=", "https://h/v1?a=xxxxx&b&c=xxxxx"},
+		{"https://me:sk-123@h/v1", "https://me:xxxxx@h/v1"},
+		{"http://me:sk-123@[::1/v1?key=sk-456", "http://xxxxx@[::1/v1…"},
+		{"%zz?key=sk-456", "%zz…"},
+	} {
+		if got := Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

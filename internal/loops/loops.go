@@ -143,17 +143,39 @@ func fingerprint(s string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// Steps returns the steps of t: every call that has a result, in order.
-// Calls still waiting for their result are left out.
+// Steps returns the steps of t: every command or other call that has a
+// result, in order (AddStep). Calls still waiting for their result are
+// left out.
 func Steps(t *transcript.Transcript, cwd string) []Step {
 	var out []Step
 	for _, c := range t.Calls {
-		if c.Result == nil {
-			continue
-		}
-		out = append(out, NewStep(c, cwd))
+		out = AddStep(out, c, cwd)
 	}
 	return out
+}
+
+// AddStep adds a call to the steps before it. A call that polls or writes
+// to a running command (Codex's write_stdin, transcript.Call.Continues) is
+// part of that command, not a call of its own: the command's step takes the
+// poll's outcome, its last news, and keeps its place; only a poll whose
+// command is not among the steps is a step. A call without its result yet
+// adds nothing, and nor does a call that was denied (Denied): it was not
+// run, so it neither failed again nor broke the run of failures.
+func AddStep(steps []Step, c *transcript.Call, cwd string) []Step {
+	if c.Result == nil || Denied(c.Result.Text()) {
+		return steps
+	}
+	s := NewStep(c, cwd)
+	if start := c.Continues; start != nil {
+		for i := len(steps) - 1; i >= 0; i-- {
+			if steps[i].CallID == start.ID {
+				s.CallID, s.Tool, s.Pos = steps[i].CallID, steps[i].Tool, steps[i].Pos
+				steps[i] = s
+				return steps
+			}
+		}
+	}
+	return append(steps, s)
 }
 
 // NewStep is the step of a call that has a result.

@@ -34,10 +34,13 @@ type LineReport struct {
 
 // Report is the loops of one transcript.
 type Report struct {
-	File   string       `json:"file"`
-	Format string       `json:"format"`
-	Calls  int          `json:"calls"`  // tool calls with a result
-	Failed int          `json:"failed"` // of them, failed
+	File   string `json:"file"`
+	Format string `json:"format"`
+	Calls  int    `json:"calls"`  // tool calls with a result
+	Failed int    `json:"failed"` // of them, failed
+	// Denied is the calls a hook denied (Denied): not run, and not among
+	// the calls.
+	Denied int          `json:"denied"`
 	Loops  []LoopReport `json:"loops"`
 }
 
@@ -83,6 +86,11 @@ func (d *Detector) Analyze(t *transcript.Transcript) Report {
 			rep.Failed++
 		}
 	}
+	for _, c := range t.Calls {
+		if c.Result != nil && Denied(c.Result.Text()) {
+			rep.Denied++
+		}
+	}
 	for _, l := range d.Find(steps) {
 		lr := LoopReport{Kind: l.Kind, Tool: l.Tool, What: l.What, Count: len(l.Steps), Period: l.Period, Rounds: l.Rounds,
 			Error: l.Error, Verdict: l.Verdict()}
@@ -109,7 +117,11 @@ func (s Summary) WriteText(w io.Writer) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %s, %s, %s failed; %s\n", textfmt.Escape(r.File), r.Format, textfmt.Plural(r.Calls, "call", "calls"), textfmt.Int(r.Failed), loopCount(len(r.Loops)))
+		denied := ""
+		if r.Denied > 0 {
+			denied = ", " + textfmt.Int(r.Denied) + " denied"
+		}
+		fmt.Fprintf(&b, "%s: %s, %s, %s failed%s; %s\n", textfmt.Escape(r.File), r.Format, textfmt.Plural(r.Calls, "call", "calls"), textfmt.Int(r.Failed), denied, loopCount(len(r.Loops)))
 		for _, l := range r.Loops {
 			head := "  " + string(l.Kind) + "  " + textfmt.Escape(l.Tool)
 			if l.What != "" {

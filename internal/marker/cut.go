@@ -28,19 +28,20 @@ var CutPrefix = Line("truncate", "")
 // its output changes nothing; a log that merely quotes a marker line of a
 // longer text is recognised too, and left whole, which is safe.
 func IsCut(text string) bool {
-	_, ok := findCutLine(text)
+	_, ok := CutLine(text)
 	return ok
 }
 
 // CitedCut returns the handle that the marker line of a cut cites, or "":
 // the archive gives the whole output back by it.
 func CitedCut(text string) string {
-	line, _ := findCutLine(text)
+	line, _ := CutLine(text)
 	return Cited(line)
 }
 
-// findCutLine finds the marker line of a cut (IsCut).
-func findCutLine(text string) (string, bool) {
+// CutLine returns the marker line of a cut, and whether text is the
+// output of one (IsCut).
+func CutLine(text string) (string, bool) {
 	for off := 0; off < len(text); {
 		i := strings.Index(text[off:], CutPrefix)
 		if i < 0 {

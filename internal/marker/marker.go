@@ -152,6 +152,40 @@ func (h Handles) Of(t *transcript.Transcript, r *transcript.Result) string {
 	return h(t, r)
 }
 
+// Mirror is the handle that the marker replacing m, a copy of r's output
+// that the format keeps beside r (transcript.Mirror), cites: r's handle
+// when the copy holds r's text, else r's handle, CopyMark and the copy's
+// field with its dots as underscores
+// (toolu_01AB__toolUseResult_file_content), under which the archive keeps
+// the copy's own text; "" when h gives r none. Like h, it is called before
+// the filter changes r.
+func (h Handles) Mirror(t *transcript.Transcript, r *transcript.Result, m transcript.Mirror) string {
+	handle := h.Of(t, r)
+	if handle == "" || m.Text == r.Text() {
+		return handle
+	}
+	return handle + CopyMark + strings.ReplaceAll(m.Field, ".", "_")
+}
+
+// CopyMark is what a copy's handle (Handles.Mirror) has after the
+// result's: no handle of a result has it without a call id of its own.
+const CopyMark = "__"
+
+// Recite makes a text whose marker cites one handle (Cite) cite another: a
+// result's marker written again for a copy of its output (Mirror). A text
+// that does not cite from is returned as it is.
+func Recite(text, from, to string) string {
+	if from == "" || from == to {
+		return text
+	}
+	return strings.Replace(text, citing(from), citing(to), 1)
+}
+
+// citing is what Cite adds for a handle, without the full stop.
+func citing(handle string) string {
+	return "; full output: ctx-recall " + handle + " (or memory_query id=" + handle + ")"
+}
+
 // Cite ends a marker line, whose last character is a full stop, with the
 // handle that gives back what the marker replaced, in words a model acts
 // on:
@@ -163,7 +197,7 @@ func Cite(line, handle string) string {
 	if handle == "" {
 		return line
 	}
-	return strings.TrimSuffix(line, ".") + "; full output: ctx-recall " + handle + " (or memory_query id=" + handle + ")."
+	return strings.TrimSuffix(line, ".") + citing(handle) + "."
 }
 
 // CiteArguments ends a line, whose last character is a full stop, with the

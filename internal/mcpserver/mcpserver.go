@@ -57,19 +57,15 @@ func NewServer(path, version string) *mcp.Server {
 	return s
 }
 
-// Serve runs the MCP server on in and out until in ends: ctx-recall --mcp.
+// Serve runs the MCP server on in and out until in ends, and every request
+// read has been answered: ctx-recall --mcp.
 func Serve(ctx context.Context, path, version string, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
-	err := NewServer(path, version).Run(ctx, t)
+	err := NewServer(path, version).Run(ctx, &lineTransport{in: in, out: out})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // the client is done
 	}
 	return err
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // answer is memory_query's answer as text: an output, or a page of records
 // as JSON.
@@ -88,7 +84,11 @@ func answer(path string, args recall.Args) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return page(lines.Output(*rec.Output), rec.ID, max(lines.From, 1), rec.Lines), nil
+		text, err := lines.Select(*rec.Output, rec.Lines)
+		if err != nil {
+			return "", err
+		}
+		return page(text, at(rec, lines)), nil
 	}
 	p, err := a.Find(q)
 	if err != nil {
@@ -104,23 +104,62 @@ func answer(path string, args recall.Args) (string, error) {
 	return b.String(), nil
 }
 
-// page cuts an output longer than maxChars at a line boundary, and says
-// how to ask for the next lines. first is the number of its first line in
-// the whole output, which has lines lines.
-func page(text, id string, first, lines int) string {
+// position is where a page starts in an output, and what the page was
+// asked for: for its note's next call.
+type position struct {
+	id        string
+	line, col int // the line the page starts in (1-based), and the byte of that line it starts at (0-based)
+	last      int // the last line asked for
+	lines     int // the output's
+}
+
+// at is where the part of rec's output that l asks for starts.
+func at(rec archive.Record, l recall.Lines) position {
+	p := position{id: rec.ID, line: max(l.From, 1), last: rec.Lines, lines: rec.Lines}
+	if l.From > 0 {
+		p.last = min(l.To, rec.Lines)
+	}
+	before := recall.Lines{From: l.From, To: l.To}.Output(*rec.Output)[:l.Offset]
+	p.line += strings.Count(before, "\n")
+	p.col = len(before) - (strings.LastIndexByte(before, '\n') + 1)
+	return p
+}
+
+// page cuts an output longer than maxChars, and ends it with a note that
+// says what to call for the rest: at the end of a line, or, when no line
+// ends in the page, inside one, at the start of a character, and the
+// next call reads on from that byte (offset).
+func page(text string, p position) string {
 	if len(text) <= maxChars {
 		return text
 	}
 	cut := strings.LastIndexByte(text[:maxChars], '\n') + 1
 	if cut == 0 {
-		// One huge line: cut inside it, at the start of a character.
-		for cut = maxChars; !utf8.RuneStart(text[cut]); cut-- {
+		cut = charStart(text, maxChars)
+		end := strings.IndexByte(text, '\n')
+		if end < 0 {
+			end = len(text)
 		}
-		return fmt.Sprintf("%s\n[memory_query] the first %s of %s bytes of one line shown; the line is too long to show whole.",
-			text[:cut], textfmt.Int(cut), textfmt.Int(len(text)))
+		return fmt.Sprintf("%s\n[memory_query] bytes %s-%s of the %s of line %s shown; for more, call memory_query with id=%s range=%d,%d offset=%d.",
+			text[:cut], textfmt.Int(p.col+1), textfmt.Int(p.col+cut), textfmt.Int(p.col+end), textfmt.Int(p.line), p.id, p.line, p.last, p.col+cut)
 	}
-	shown := strings.Count(text[:cut], "\n")
-	last := first + shown - 1
-	return fmt.Sprintf("%s[memory_query] lines %s-%s of %s shown; for more, call memory_query with id=%s range=%d,%d.",
-		text[:cut], textfmt.Int(first), textfmt.Int(last), textfmt.Int(lines), id, last+1, min(last+shown, lines))
+	last := p.line + strings.Count(text[:cut], "\n") - 1
+	from := ""
+	if p.col > 0 {
+		from = fmt.Sprintf(" (line %s from its byte %s)", textfmt.Int(p.line), textfmt.Int(p.col+1))
+	}
+	return fmt.Sprintf("%s[memory_query] lines %s-%s of %s shown%s; for more, call memory_query with id=%s range=%d,%d.",
+		text[:cut], textfmt.Int(p.line), textfmt.Int(last), textfmt.Int(p.lines), from, p.id, last+1, p.last)
+}
+
+// charStart is where to cut s near n so that no character is split: n, or
+// the start of the character that n is inside. Bytes that are not UTF-8
+// are cut at n.
+func charStart(s string, n int) int {
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
 }

@@ -74,24 +74,32 @@ func TestDocumentedSchema(t *testing.T) {
 
 func TestPage(t *testing.T) {
 	short := "a\nb\n"
-	if got := page(short, "x", 1, 2); got != short {
+	if got := page(short, position{id: "x", line: 1, last: 2, lines: 2}); got != short {
 		t.Errorf("a short output: %q", got)
 	}
 	line := strings.Repeat("y", 99) + "\n" // 100 bytes a line
 	long := strings.Repeat(line, 1000)     // 100,000 bytes
-	got := page(long, "toolu_X", 1, 1000)
+	got := page(long, position{id: "toolu_X", line: 1, last: 1000, lines: 1000})
 	shown := maxChars / len(line)
-	want := strings.Repeat(line, shown) + "[memory_query] lines 1-400 of 1,000 shown; for more, call memory_query with id=toolu_X range=401,800."
+	want := strings.Repeat(line, shown) + "[memory_query] lines 1-400 of 1,000 shown; for more, call memory_query with id=toolu_X range=401,1000."
 	if got != want {
 		t.Errorf("a long output ends %q", got[len(got)-120:])
 	}
-	// A range's lines are numbered as in the whole output.
-	got = page(strings.Repeat(line, 500), "toolu_X", 101, 1000)
-	if !strings.HasSuffix(got, "\n[memory_query] lines 101-500 of 1,000 shown; for more, call memory_query with id=toolu_X range=501,900.") {
+	// A range's lines are numbered as in the whole output, and the next
+	// call asks for the rest of the range.
+	got = page(strings.Repeat(line, 500), position{id: "toolu_X", line: 101, last: 600, lines: 1000})
+	if !strings.HasSuffix(got, "\n[memory_query] lines 101-500 of 1,000 shown; for more, call memory_query with id=toolu_X range=501,600.") {
 		t.Errorf("a range of a long output ends %q", got[len(got)-120:])
 	}
 	one := strings.Repeat("z", 100_000)
-	if got := page(one, "x", 1, 1); got != strings.Repeat("z", maxChars)+"\n[memory_query] the first 40,000 of 100,000 bytes of one line shown; the line is too long to show whole." {
+	if got := page(one, position{id: "x", line: 1, last: 1, lines: 1}); got != strings.Repeat("z", maxChars)+"\n[memory_query] bytes 1-40,000 of the 100,000 of line 1 shown; for more, call memory_query with id=x range=1,1 offset=40000." {
 		t.Errorf("one long line: %q", got[len(got)-100:])
+	}
+	if got := page(one[:70_000], position{id: "x", line: 1, col: 30_000, last: 1, lines: 1}); !strings.HasSuffix(got, "\n[memory_query] bytes 30,001-70,000 of the 100,000 of line 1 shown; for more, call memory_query with id=x range=1,1 offset=70000.") {
+		t.Errorf("one long line from an offset: %q", got[len(got)-100:])
+	}
+	// Bytes that are not UTF-8 have no character to keep whole.
+	if got := page(strings.Repeat("\x80", 50_000), position{id: "x", line: 1, last: 1, lines: 1}); !strings.HasPrefix(got, strings.Repeat("\x80", maxChars)+"\n[memory_query] bytes 1-40,000 ") {
+		t.Errorf("bytes that are not UTF-8: %q", got[maxChars-10:])
 	}
 }

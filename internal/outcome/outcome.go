@@ -15,6 +15,7 @@
 //	outcome.Classify("npm ERR! missing script: test") // Error, true
 //	outcome.Tests(text).String()                      // "47 tests, 45 passed, 2 failed"
 //	outcome.Body(text)                                // what the tool printed, without the format's wrapper
+//	outcome.Rejected(text)                            // the call was not run: the user refused it
 //	outcome.ReadContent(text)                         // a read's file content, without line numbers
 //
 // Read looks only at the ends of a text (HeadBytes, TailBytes; ReadEnds
@@ -40,7 +41,8 @@ type Hint struct {
 	IsError bool
 	// ExitCode is an exit code the format gives apart from the text (Codex's
 	// metadata.exit_code and exec_command_end events, mini-swe-agent's
-	// extra.returncode).
+	// extra.returncode). An output taken while its command still ran
+	// (Session) has none of its own: it is left out.
 	ExitCode Code
 }
 
@@ -80,10 +82,16 @@ func Read(text string, h Hint) Outcome { return ReadEnds(text, text, h) }
 // head is its first HeadBytes+1 bytes or more, tail its last TailBytes+1
 // bytes or more (either may be the whole text).
 func ReadEnds(head, tail string, h Hint) Outcome {
-	o := Outcome{ExitCode: h.ExitCode}
+	var o Outcome
 	code, hasCode := o.readHead(head)
-	if !hasCode && o.Session == 0 {
-		code, hasCode = readTail(tail)
+	if o.Session == 0 {
+		// An output taken while its command ran has no exit code: the
+		// format's (Codex's exec_command_end) is the command's, which a
+		// later call's output shows.
+		o.ExitCode = h.ExitCode
+		if !hasCode {
+			code, hasCode = readTail(tail)
+		}
 	}
 	if !o.ExitCode.Known() && hasCode {
 		o.ExitCode = ExitCode(code)
@@ -99,9 +107,43 @@ func ReadEnds(head, tail string, h Hint) Outcome {
 	return o
 }
 
+// Running is how the marker of a ctx-* filter that replaced an output
+// taken while its command ran says so: "still running, session 48230".
+// Read finds the session in the marker's first line, as it does in the
+// output's header, so that the calls that poll the session stay joined to
+// the command once its first output is replaced: a filter's second run
+// sees the calls its first saw.
+func Running(session int) string { return runningNote + strconv.Itoa(session) }
+
+const runningNote = "still running, session "
+
+// markerSession is the session that a marker's first line names (Running,
+// as the facts after the call's target: "TARGET: still running, session
+// N; …"), or the line after it when the first ends with a colon (a target
+// moved there), or 0.
+func markerSession(head string) int {
+	first, rest, _ := strings.Cut(head, "\n")
+	if strings.HasSuffix(first, ":") {
+		first, _, _ = strings.Cut(rest, "\n")
+	}
+	i := strings.LastIndex(first, ": "+runningNote)
+	if i < 0 {
+		return 0
+	}
+	n, tail, ok := leadingInt(first[i+len(": "+runningNote):])
+	if !ok || n <= 0 || tail != "" && tail[0] != ';' && tail[0] != '.' {
+		return 0
+	}
+	return n
+}
+
 // readHead finds the exit code and the session in the wrapper a format puts
-// before a command's output.
+// before a command's output, or the session in the marker that replaced it.
 func (o *Outcome) readHead(text string) (code int, hasCode bool) {
+	if strings.HasPrefix(text, "[ctx-") {
+		o.Session = markerSession(text)
+		return 0, false
+	}
 	head := text
 	if len(head) > HeadBytes {
 		// Whole lines only: a number cut short would read as another.
@@ -266,3 +308,12 @@ func ErrorLine(text string) string {
 	}
 	return ""
 }
+
+// blockedPrefix starts the output Codex gives a call that a PreToolUse hook
+// denied: it was not run, and has no exit code.
+const blockedPrefix = "Command blocked by PreToolUse hook: "
+
+// Blocked reports whether an output says its call was not run because a
+// hook denied it (Codex: "Command blocked by PreToolUse hook: REASON.
+// Command: …"): such a call neither succeeded nor failed.
+func Blocked(text string) bool { return strings.HasPrefix(text, blockedPrefix) }

@@ -38,6 +38,13 @@ func TestRead(t *testing.T) {
 		{"OpenHands' trailer", "x\n[The command completed with exit code 2.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", Hint{}, Outcome{Failed: true, Reason: "exit code 2", ExitCode: ExitCode(2)}},
 		{"an exit code above the last line is output", "output\nExit code: 1\nmore output\n", Hint{}, Outcome{}},
 		{"a running session has no exit code yet", "Chunk ID: a\nProcess running with session ID 3\nOutput:\nExit code 1\n", Hint{}, Outcome{Session: 3}},
+		// The exit code of exec_command_end is the command's, which this
+		// output did not see end: a later poll's output shows it.
+		{"a marker that replaced a running session's output", "[ctx-summarize] exec_command `go test ./...`: still running, session 48230; output cleared: 105 lines (3,416 chars), 1,286 tokens, not shown here.", Hint{}, Outcome{Session: 48230}},
+		{"a marker whose target is on its next line", "[ctx-summarize] exec_command:\n`echo call x`: still running, session 7; output cleared: 2 lines.", Hint{}, Outcome{Session: 7}},
+		{"a marker of a poll", "[ctx-summarize] write_stdin `go test ./...` (session 48230): still running; output cleared: 5 lines.", Hint{}, Outcome{}},
+		{"a marker whose command says it", "[ctx-summarize] exec_command `echo still running, session 9;`: exit 0; 1 line.", Hint{}, Outcome{}},
+		{"a running session, and the command's exit code", "Chunk ID: a\nProcess running with session ID 3\nOutput:\nBuilding...\n", Hint{ExitCode: ExitCode(1)}, Outcome{Session: 3}},
 	}
 	for _, c := range cases {
 		if got := Read(c.text, c.hint); got != c.want {

@@ -38,8 +38,8 @@ func TestEvidenceExists(t *testing.T) {
 		t.Fatal("nothing learned from the fixtures")
 	}
 	for _, s := range p.Strategies {
-		if len(s.Evidence) != s.Total() {
-			t.Errorf("%s: %d pieces of evidence for %d counts", s.ID, len(s.Evidence), s.Total())
+		if len(s.Evidence)+len(s.Dropped) != s.Total() || len(s.Evidence) > MaxEvidence {
+			t.Errorf("%s: %d pieces of evidence kept and %d dropped for %d counts", s.ID, len(s.Evidence), len(s.Dropped), s.Total())
 		}
 		for _, e := range s.Evidence {
 			tr := trs[e.File]

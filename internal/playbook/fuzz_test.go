@@ -14,6 +14,10 @@ func FuzzParse(f *testing.F) {
 	p := New()
 	p.Learn([]Observation{obs("r", "Run the tests", "a.jsonl", Helpful, "c1", "c2")}, DefaultSimilarity, epoch)
 	f.Add(p.Marshal())
+	big := New()
+	big.Learn(manyObservations(3*MaxEvidence+5), DefaultSimilarity, epoch) // evidence dropped
+	f.Add(big.Marshal())
+	f.Add([]byte(`{"version":1,"next_id":2,"strategies":[{"id":"tes-00001","category":"testing","content":"x","helpful_count":1,"harmful_count":0,"neutral_count":0,"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z","evidence_dropped":"AAAA"}]}`))
 	f.Add([]byte(`{"version":1,"next_id":1,"strategies":[]}`))
 	f.Add([]byte(`{"version":1,"strategies":[null]}`))
 	f.Add([]byte("{\n"))

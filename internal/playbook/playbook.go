@@ -15,16 +15,20 @@ package playbook
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxkit/ctxkit/internal/lazyre"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ctxkit/ctxkit/internal/lazyre"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // Version is the version of the playbook file's schema.
@@ -127,10 +131,114 @@ type Strategy struct {
 	// "added".
 	Source string `json:"source,omitempty"`
 	// Tags are a model's tags for it (ACE's reflector gives some).
-	Tags     []string   `json:"tags,omitempty"`
-	Created  time.Time  `json:"created_at"`
-	Updated  time.Time  `json:"updated_at"`
+	Tags    []string  `json:"tags,omitempty"`
+	Created time.Time `json:"created_at"`
+	Updated time.Time `json:"updated_at"`
+	// Evidence is the latest MaxEvidence times the strategy was followed,
+	// oldest first; Dropped the digests of the times before them.
 	Evidence []Evidence `json:"evidence,omitempty"`
+	Dropped  Digests    `json:"evidence_dropped,omitempty"`
+
+	pending []uint64 // digests dropped and not in Dropped yet (settle)
+}
+
+// MaxEvidence is the most evidence a strategy keeps: the latest. A
+// strategy followed in thousands of sessions would otherwise grow the
+// playbook without bound (and every command that reads it). The evidence
+// before is kept as digests (Digests), a few bytes each: still known, so
+// that learning it again counts nothing, and still counted.
+const MaxEvidence = 20
+
+// Digests are evidence no longer kept, sorted: each the first 8 bytes of a
+// SHA-256 of the evidence's key, its last two bits its tag (0 helpful, 1
+// harmful, 2 neutral). The file holds them as one base64 string of their
+// big-endian bytes: under 11 bytes a piece of evidence.
+type Digests []uint64
+
+// digest is e's digest, with its tag.
+func digest(e Evidence) uint64 {
+	sum := sha256.Sum256([]byte(e.key()))
+	d := binary.BigEndian.Uint64(sum[:8]) &^ 3
+	switch e.Tag {
+	case Harmful:
+		d |= 1
+	case Neutral:
+		d |= 2
+	}
+	return d
+}
+
+// digestTag is the tag of a digest.
+func digestTag(d uint64) Tag {
+	switch d & 3 {
+	case 1:
+		return Harmful
+	case 2:
+		return Neutral
+	}
+	return Helpful
+}
+
+// has reports whether ds has the evidence of digest d, whatever its tag.
+func (ds Digests) has(d uint64) bool {
+	d &^= 3
+	i, _ := slices.BinarySearch(ds, d)
+	return i < len(ds) && ds[i]&^3 == d
+}
+
+func (ds Digests) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 8*len(ds))
+	for i, d := range ds {
+		binary.BigEndian.PutUint64(b[8*i:], d)
+	}
+	return json.Marshal(b) // []byte is base64
+}
+
+func (ds *Digests) UnmarshalJSON(data []byte) error {
+	var b []byte
+	if err := json.Unmarshal(data, &b); err != nil {
+		return errors.New("evidence_dropped: want the base64 of the digests")
+	}
+	if len(b)%8 != 0 {
+		return errors.New("evidence_dropped: not a whole number of 8-byte digests")
+	}
+	out := make(Digests, len(b)/8)
+	for i := range out {
+		out[i] = binary.BigEndian.Uint64(b[8*i:])
+	}
+	slices.Sort(out)
+	*ds = slices.Compact(out)
+	return nil
+}
+
+// knows reports whether s has evidence e, kept or dropped.
+func (s *Strategy) knows(e Evidence) bool {
+	k := e.key()
+	return slices.ContainsFunc(s.Evidence, func(x Evidence) bool { return x.key() == k }) || s.Dropped.has(digest(e))
+}
+
+// add keeps e as the latest evidence of s, and the digest of the oldest
+// when there are more than MaxEvidence; settle puts those in Dropped.
+func (s *Strategy) add(e Evidence) {
+	s.Evidence = append(s.Evidence, e)
+	if over := len(s.Evidence) - MaxEvidence; over > 0 {
+		for _, old := range s.Evidence[:over] {
+			s.pending = append(s.pending, digest(old))
+		}
+		s.Evidence = slices.Delete(s.Evidence, 0, over)
+	}
+}
+
+// settle puts the digests dropped since the last settle in Dropped, in
+// order: once for many adds, not a sort for each.
+func (s *Strategy) settle() {
+	if len(s.pending) == 0 {
+		return
+	}
+	s.Dropped = append(s.Dropped, s.pending...)
+	s.pending = nil
+	slices.Sort(s.Dropped)
+	s.Dropped = slices.CompactFunc(s.Dropped, func(a, b uint64) bool { return a&^3 == b&^3 })
 }
 
 // Total is the number of times the strategy was tagged.
@@ -219,8 +327,10 @@ func CleanCategory(c string) string {
 	return c
 }
 
-// cleanContent is a strategy's text on one line.
-func cleanContent(s string) string { return strings.Join(strings.Fields(s), " ") }
+// cleanContent is a strategy's text on one line, its control characters
+// escaped as every report escapes them (\x1b, textfmt.Escape): render puts
+// it in a system prompt, and a person's terminal shows it.
+func cleanContent(s string) string { return textfmt.Escape(strings.Join(strings.Fields(s), " ")) }
 
 // Add adds a strategy written by hand, or, when one of the same category
 // says nearly the same (Similar at threshold), returns that one instead
@@ -305,8 +415,10 @@ func (r LearnReport) Changed() bool { return r.New > 0 || r.Counted > 0 }
 
 // Learn adds observations: each to the strategy of its category that says
 // nearly the same (Similar at threshold), or to a new one, counting its tag
-// once. Evidence already in the playbook counts nothing: learning twice
-// from the same transcript changes nothing.
+// once. Evidence already in the playbook, kept or dropped, counts nothing:
+// learning twice from the same transcript changes nothing. (The evidence
+// dropped during a run is in its map of known evidence, which holds what
+// the strategies kept: Dropped is looked at as the run found it.)
 func (p *Playbook) Learn(obs []Observation, threshold float64, now time.Time) LearnReport {
 	r := LearnReport{Observations: len(obs)}
 	known := p.evidenceKeys()
@@ -321,13 +433,20 @@ func (p *Playbook) Learn(obs []Observation, threshold float64, now time.Time) Le
 			r.Known++
 			continue
 		}
+		if s.Dropped.has(digest(o.Evidence)) {
+			r.Known++
+			continue
+		}
 		known[s.ID+"\x00"+k] = true
-		s.Evidence = append(s.Evidence, o.Evidence)
+		s.add(o.Evidence)
 		s.count(o.Evidence.Tag, 1)
 		s.Confidence = max(s.Confidence, o.Confidence)
 		s.Tags = union(s.Tags, o.Tags)
 		s.Updated = now
 		r.Counted++
+	}
+	for _, s := range p.Strategies {
+		s.settle()
 	}
 	return r
 }
@@ -337,10 +456,11 @@ func (p *Playbook) Learn(obs []Observation, threshold float64, now time.Time) Le
 // one (not for an unknown id, nor for evidence counted before).
 func (p *Playbook) TagByEvidence(id string, e Evidence, now time.Time) bool {
 	s := p.Find(id)
-	if s == nil || slices.ContainsFunc(s.Evidence, func(x Evidence) bool { return x.key() == e.key() }) {
+	if s == nil || s.knows(e) {
 		return false
 	}
-	s.Evidence = append(s.Evidence, e)
+	s.add(e)
+	s.settle()
 	s.count(e.Tag, 1)
 	s.Updated = now
 	return true
@@ -400,36 +520,51 @@ func (p *Playbook) Absorb(other *Playbook, threshold float64, now time.Time) (ad
 		id := s.ID
 		*s = *o
 		s.ID = id
-		s.Evidence = slices.Clone(o.Evidence)
+		s.Evidence, s.Dropped = slices.Clone(o.Evidence), slices.Clone(o.Dropped)
 		s.Tags = slices.Clone(o.Tags)
 		added++
 	}
 	return added, merged
 }
 
-// absorb adds o's counts and evidence to s, less what o's evidence that s
-// already has counted; it reports whether s changed.
+// absorb adds o's counts and evidence, kept and dropped, to s, less what
+// o's evidence that s already has counted; it reports whether s changed.
 func (s *Strategy) absorb(o *Strategy, now time.Time) bool {
 	h, x, n := o.Helpful, o.Harmful, o.Neutral
-	have := map[string]bool{}
+	known := func(tag Tag) {
+		switch tag {
+		case Helpful:
+			h--
+		case Harmful:
+			x--
+		case Neutral:
+			n--
+		}
+	}
+	have := map[uint64]bool{} // every piece of evidence of s, by its digest without its tag
 	for _, e := range s.Evidence {
-		have[e.key()] = true
+		have[digest(e)&^3] = true
+	}
+	for _, d := range s.Dropped {
+		have[d&^3] = true
 	}
 	for _, e := range o.Evidence {
-		if have[e.key()] {
-			switch e.Tag {
-			case Helpful:
-				h--
-			case Harmful:
-				x--
-			case Neutral:
-				n--
-			}
-			continue
+		if d := digest(e) &^ 3; have[d] {
+			known(e.Tag)
+		} else {
+			have[d] = true
+			s.add(e)
 		}
-		have[e.key()] = true
-		s.Evidence = append(s.Evidence, e)
 	}
+	for _, d := range o.Dropped {
+		if have[d&^3] {
+			known(digestTag(d))
+		} else {
+			have[d&^3] = true
+			s.pending = append(s.pending, d)
+		}
+	}
+	s.settle()
 	h, x, n = max(h, 0), max(x, 0), max(n, 0)
 	changed := h+x+n > 0 || len(union(slices.Clone(s.Tags), o.Tags)) > len(s.Tags)
 	s.Helpful, s.Harmful, s.Neutral = s.Helpful+h, s.Harmful+x, s.Neutral+n
@@ -499,6 +634,16 @@ func Parse(data []byte) (*Playbook, error) {
 	}
 	if err := p.check(); err != nil {
 		return nil, err
+	}
+	for _, s := range p.Strategies { // a file written before MaxEvidence
+		if over := len(s.Evidence) - MaxEvidence; over > 0 {
+			evidence := s.Evidence
+			s.Evidence = nil
+			for _, e := range evidence {
+				s.add(e)
+			}
+			s.settle()
+		}
 	}
 	return &p, nil
 }
@@ -575,7 +720,7 @@ func jsonError(data []byte, err error, at int) error {
 		offset = int(se.Offset) - 1 // the offset is past the character
 	case errors.As(err, &te):
 		offset = int(te.Offset)
-		msg = fmt.Sprintf("%s is %s, want %s", fieldName(te.Field), te.Value, te.Type)
+		msg = fmt.Sprintf("%s is %s, want %s", fieldName(te.Field), jsonValue(te.Value), goValue(te.Type))
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		offset = len(data)
 		msg = "the JSON ends too soon"
@@ -584,11 +729,58 @@ func jsonError(data []byte, err error, at int) error {
 	return &SyntaxError{Line: line, Col: col, Msg: strings.TrimPrefix(msg, "json: ")}
 }
 
+// fieldName is a field's path as the file spells it: without the Go names
+// of embedded structs (Entry), which the file does not show.
 func fieldName(f string) string {
-	if f == "" {
+	var keys []string
+	for _, k := range strings.Split(f, ".") {
+		if k != "" && !(k[0] >= 'A' && k[0] <= 'Z') {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
 		return "the playbook"
 	}
-	return strconv.Quote(f)
+	return strconv.Quote(strings.Join(keys, "."))
+}
+
+// jsonValue is the kind of a JSON value that encoding/json names ("array",
+// "number 1.5"), in words.
+func jsonValue(v string) string {
+	switch {
+	case v == "array" || v == "object":
+		return "an " + v
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number "):
+		return "the " + v
+	}
+	return "a " + v
+}
+
+// goValue is what a Go type takes in JSON, in words: not the type's name.
+func goValue(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return goValue(t.Elem())
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a string" // []byte is base64
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another value"
 }
 
 // lineCol is the 1-based line and column (in bytes) of an offset.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 )
 
@@ -168,7 +169,7 @@ func markdown(list []*Strategy) []byte {
 	for _, sec := range sections(list) {
 		fmt.Fprintf(&b, "\n## %s\n\n", Title(sec[0].Category))
 		for _, s := range sec {
-			fmt.Fprintf(&b, "- [%s] %s (helpful %d, harmful %d)\n", s.ID, s.Content, s.Helpful, s.Harmful)
+			fmt.Fprintf(&b, "- [%s] %s (helpful %d, harmful %d)\n", s.ID, textfmt.Escape(s.Content), s.Helpful, s.Harmful)
 		}
 	}
 	return []byte(b.String())
@@ -182,7 +183,7 @@ func ace(list []*Strategy) []byte {
 		}
 		fmt.Fprintf(&b, "## %s\n", sec[0].Category)
 		for _, s := range sec {
-			fmt.Fprintf(&b, "[%s] helpful=%d harmful=%d :: %s\n", s.ID, s.Helpful, s.Harmful, s.Content)
+			fmt.Fprintf(&b, "[%s] helpful=%d harmful=%d :: %s\n", s.ID, s.Helpful, s.Harmful, textfmt.Escape(s.Content))
 		}
 	}
 	return []byte(b.String())
@@ -213,8 +214,8 @@ type Stats struct {
 	Helpful     int             `json:"helpful"`
 	Harmful     int             `json:"harmful"`
 	Neutral     int             `json:"neutral"`
-	Evidence    int             `json:"evidence"`
-	Transcripts int             `json:"transcripts"` // sessions (or files) the evidence cites
+	Evidence    int             `json:"evidence"`    // pieces of evidence, kept and dropped
+	Transcripts int             `json:"transcripts"` // sessions (or files) the kept evidence cites
 	Prunable    int             `json:"prunable"`    // strategies prune would remove by effectiveness
 	Categories  []CategoryStats `json:"categories"`
 }
@@ -237,7 +238,7 @@ func (p *Playbook) Count() Stats {
 	for _, s := range p.Strategies {
 		st.Strategies++
 		st.Helpful, st.Harmful, st.Neutral = st.Helpful+s.Helpful, st.Harmful+s.Harmful, st.Neutral+s.Neutral
-		st.Evidence += len(s.Evidence)
+		st.Evidence += len(s.Evidence) + len(s.Dropped)
 		if s.Total() > 0 && s.Effectiveness() < DefaultPruneBelow {
 			st.Prunable++
 		}

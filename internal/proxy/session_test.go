@@ -19,7 +19,6 @@ import (
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/tokens"
-	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/usage"
 )
@@ -268,7 +267,7 @@ func (s session) replayed(t testing.TB, proxyURL string, up *upstream) [][]byte 
 // them, are the replay's (ctx-compact --replay's) compacted and as-is
 // bills; the same requests through a proxy started anew for each send the
 // same bytes (the policy keeps no state); and every message takes at most
-// one form more than its results and edits from one request to the next.
+// one form more than its results and calls from one request to the next.
 func TestReplayThroughHTTP(t *testing.T) {
 	ctr := counter(t)
 	for _, s := range sessions(t, ctr) {
@@ -339,7 +338,8 @@ func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.A
 
 // checkForms: from one request to the next, each message of the client's
 // history (known by its content as the client sent it) is sent in at most
-// one form more than it has results and edits.
+// one form more than it has results and calls (a result, or a call's
+// arguments, is sent as it came, then at most once otherwise).
 func checkForms(t *testing.T, s session, sent [][]byte) {
 	t.Helper()
 	forms := map[uint64]map[uint64]bool{}
@@ -357,13 +357,7 @@ func checkForms(t *testing.T, s session, sent [][]byte) {
 				forms[ck[j]] = map[uint64]bool{}
 			}
 			forms[ck[j]][pk[j]] = true
-			n := 1 + len(m.Results)
-			for _, c := range m.Calls {
-				if c.Kind == tools.Edit || c.Kind == tools.Write {
-					n++
-				}
-			}
-			bound[ck[j]] = n
+			bound[ck[j]] = 1 + len(m.Results) + len(m.Calls)
 		}
 	}
 	for key, f := range forms {

@@ -105,25 +105,25 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	if st.cache == cache1h {
 		f = p.filters[1]
 	}
-	rep := f.Apply(t)
+	replaced := f.Apply(t).Stats().Replaced
 	if !t.Changed() {
 		return nil
 	}
 	if p.cfg.Archive != nil {
-		if err := p.keep(t, rep.Replaced); err != nil {
+		if err := p.keep(t, replaced); err != nil {
 			return fmt.Errorf("the archive: %w", err)
 		}
 	}
-	st.body, st.changed, st.replaced = t.Bytes(), true, len(rep.Replaced)
+	st.body, st.changed, st.replaced = t.Bytes(), true, len(replaced)
 	if ledger {
 		var changed []*transcript.Message
-		for _, rp := range rep.Replaced {
+		for _, rp := range replaced {
 			changed = append(changed, rp.Result.Message)
 			if rp.Input != "" && rp.Result.Call != nil {
 				changed = append(changed, rp.Result.Call.Message)
 			}
 		}
-		st.sent = st.client.With(t, p.recount(tl, rep.Replaced), changed)
+		st.sent = st.client.With(t, p.recount(tl, replaced), changed)
 	}
 	return nil
 }

@@ -66,11 +66,12 @@ func status(r archive.Record) string {
 	return "ok"
 }
 
-// oneLine puts s on one line of at most n characters: control characters
-// become spaces, runs of space one.
+// oneLine puts s on one line of at most n characters and their escapes:
+// runs of spaces and tabs become one space, and control characters are
+// escaped as in every report (textfmt.Escape: \n, \x1b), as ls -b does.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < ' ' || r == ' ' || r == 0x7f }), " ")
-	return textfmt.Clip(s, n)
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' }), " ")
+	return textfmt.Escape(textfmt.Clip(s, n))
 }
 
 // WriteJSONL writes a page as JSON lines: a record a line, then

@@ -25,6 +25,7 @@ package replay
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -61,6 +62,19 @@ type Options struct {
 	// or input where a provider has no write premium. HourCache tells it
 	// from a session's own records.
 	HourCache bool
+	// Trace, when set, is given each request of each run, in order: those
+	// sent as it was, then (compacted) those sent with the policy.
+	Trace func(compacted bool, s Step)
+}
+
+// Step is one request of a run.
+type Step struct {
+	Turn   int            // the turn it asked for, from 0
+	Tokens pricing.Tokens // by how they are billed: cache reads and writes, output
+	Cost   float64
+	// Break says it read less from the cache than the request before it
+	// sent (Run.Breaks).
+	Break bool
 }
 
 // Run is one way of sending a session: as it was, or compacted.
@@ -182,13 +196,23 @@ func Replay(t *transcript.Transcript, p Policy, opts Options) Session {
 	turns := t.Turns()
 	s := Session{Format: string(t.Format), Tokens: tl.Tokens()}
 	pr := newPricer(t, turns, opts)
-	s.Model, s.Known = pr.model, pr.known
-	s.AsIs = run(t, tl, turns, nil, pr, opts)
+	// The model's name is a view of the transcript's bytes: a copy lets a
+	// report of many sessions keep none of them.
+	s.Model, s.Known = strings.Clone(pr.model), pr.known
+	s.AsIs = run(t, tl, turns, nil, pr, opts, trace(opts.Trace, false))
 	if p != nil {
-		c := run(t, tl, turns, p(t), pr, opts)
+		c := run(t, tl, turns, p(t), pr, opts, trace(opts.Trace, true))
 		s.Compacted = &c
 	}
 	return s
+}
+
+// trace is Options.Trace for one run, nil without it.
+func trace(fn func(bool, Step), compacted bool) func(Step) {
+	if fn == nil {
+		return nil
+	}
+	return func(s Step) { fn(compacted, s) }
 }
 
 // pricer prices each turn's request.
@@ -228,21 +252,15 @@ func newPricer(t *transcript.Transcript, turns []transcript.Turn, opts Options) 
 }
 
 // cost prices one request of turn i.
-func (pr pricer) cost(i int, read, written, output int64) (total, input float64) {
-	tk := pricing.Tokens{CacheRead: read, CacheWrite: written, Output: output}
-	if pr.hour {
-		tk.CacheWrite, tk.CacheWrite1h = 0, written
-	}
-	p := pr.prices[i]
-	r := p.RatesFor(tk.Prompt())
-	out := float64(output) * r.Output / 1e6
+func (pr pricer) cost(i int, tk pricing.Tokens) (total, input float64) {
+	r := pr.prices[i].RatesFor(tk.Prompt())
 	total = r.Cost(tk)
-	return total, total - out
+	return total, total - float64(tk.Output)*r.Output/1e6
 }
 
 // run replays the requests of one way of sending t: with adv nil, as it
 // was.
-func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv Advance, pr pricer, opts Options) Run {
+func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv Advance, pr pricer, opts Options, each func(Step)) Run {
 	msgTokens := make([]int, len(t.Messages))
 	for i, m := range t.Messages {
 		msgTokens[i] = tl.Message(m)
@@ -251,13 +269,8 @@ func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv 
 	var r Run
 	prefix := int64(opts.Prefix)
 	prevStart, prevEnd := 0, 0
-	restarts := restartsOf(t)
-	start := 0
 	for k, tn := range turns {
-		end := tn.Messages[0]
-		for len(restarts) > 0 && restarts[0] <= end { // the history starts again at the last restart before it
-			start, restarts = restarts[0], restarts[1:]
-		}
+		start, end := tn.Start, tn.Messages[0]
 		first := len(t.Messages) // the first message sent before whose text changes now
 		if adv != nil {
 			adv(end, func(m *transcript.Message, tokens int) {
@@ -268,32 +281,32 @@ func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv 
 		}
 		total := int64(sums.Sum(start, end))
 		var read int64
+		broke := false
 		switch {
 		case k == 0:
 		case start != prevStart: // the agent compacted: only the prefix is as before
-			read = prefix
+			read, broke = prefix, true
 		default:
 			lcp := max(start, min(first, prevEnd))
 			read = prefix + int64(sums.Sum(start, lcp))
-			if lcp < prevEnd {
-				r.Breaks++
-			}
+			broke = lcp < prevEnd
 		}
-		if start != prevStart && k > 0 {
+		if broke {
 			r.Breaks++
 		}
 		prompt := prefix + total
 		output := int64(turnTokens(tl, t, tn))
-		cost, input := pr.cost(k, read, prompt-read, output)
+		tk := pricing.Tokens{CacheRead: read, CacheWrite: prompt - read, Output: output}
+		if pr.hour {
+			tk.CacheWrite, tk.CacheWrite1h = 0, prompt-read
+		}
+		cost, input := pr.cost(k, tk)
+		if each != nil {
+			each(Step{Turn: k, Tokens: tk, Cost: cost, Break: broke})
+		}
 		r.Requests++
 		r.Sent += prompt
-		r.Tokens.CacheRead += read
-		if pr.hour {
-			r.Tokens.CacheWrite1h += prompt - read
-		} else {
-			r.Tokens.CacheWrite += prompt - read
-		}
-		r.Tokens.Output += output
+		r.Tokens.Add(tk)
 		r.Cost += cost
 		r.InputCost += input
 		r.Peak = max(r.Peak, int(prompt))
@@ -309,16 +322,4 @@ func turnTokens(tl stats.Tally, t *transcript.Transcript, tn transcript.Turn) in
 		n += tl.Message(t.Messages[i])
 	}
 	return n
-}
-
-// restartsOf lists the messages an agent's compaction starts the history
-// at, in order.
-func restartsOf(t *transcript.Transcript) []int {
-	var rs []int
-	for _, m := range t.Messages {
-		if m.Restart {
-			rs = append(rs, m.Index)
-		}
-	}
-	return rs
 }

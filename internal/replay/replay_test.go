@@ -4,30 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
-
-// handPrices are prices easy to work with by hand, per million tokens:
-// input 1, a 5-minute write 1.25, an hour's 2, a read 0.1, output 5.
-func handPrices(t *testing.T) *pricing.Table {
-	o, err := pricing.ParseOverride("input=1,cache_write=1.25,cache_write_1h=2,cache_read=0.1,output=5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := pricing.Default().With(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tb
-}
 
 // approx counts a token per four bytes, rounded up: sizes by hand.
 func approx(t *testing.T) tokens.Counter {
@@ -87,7 +77,17 @@ func TestByHand(t *testing.T) {
 			}
 		}
 	}
-	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t)})
+	var steps [2][]Step // as it was, compacted
+	trace := func(compacted bool, st Step) {
+		i := 0
+		if compacted {
+			i = 1
+		}
+		steps[i] = append(steps[i], st)
+	}
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: pricetest.HandPrices(t), Trace: trace})
+	checkSteps(t, "as it was", steps[0], s.AsIs, []float64{35, 162.9, 81, 87.6}, -1)
+	checkSteps(t, "compacted", steps[1], *s.Compacted, []float64{35, 162.9, 96, 79.6}, 2)
 	if s.Tokens != 156 || s.Format != "openai" {
 		t.Errorf("history %d tokens in %s, want 156 in openai", s.Tokens, s.Format)
 	}
@@ -100,6 +100,27 @@ func TestByHand(t *testing.T) {
 	}
 	if r := s.PeakRatio(); !near(r, 110.0/146) {
 		t.Errorf("peak ratio %v", r)
+	}
+}
+
+// checkSteps checks a run's trace: a step a turn, in order, whose costs
+// (in millionths of a dollar) and tokens add up to the run's, and that
+// breaks the cache at request brk alone (-1: none).
+func checkSteps(t *testing.T, name string, steps []Step, r Run, costs []float64, brk int) {
+	t.Helper()
+	if len(steps) != len(costs) {
+		t.Fatalf("%s: %d steps, want %d", name, len(steps), len(costs))
+	}
+	var sum Run
+	for k, st := range steps {
+		if st.Turn != k || !near(st.Cost, costs[k]*1e-6) || st.Break != (k == brk) {
+			t.Errorf("%s: step %d is %+v, want turn %d, cost %ge-6, break %v", name, k, st, k, costs[k], k == brk)
+		}
+		sum.Tokens.Add(st.Tokens)
+		sum.Cost += st.Cost
+	}
+	if sum.Tokens != r.Tokens || !near(sum.Cost, r.Cost) {
+		t.Errorf("%s: the steps add up to %+v and %g, the run is %+v and %g", name, sum.Tokens, sum.Cost, r.Tokens, r.Cost)
 	}
 }
 
@@ -123,7 +144,10 @@ func TestByHand(t *testing.T) {
 // The restart breaks the cache but for the prefix.
 func TestByHandClaudeCode(t *testing.T) {
 	tr := transcripttest.Load(t, filepath.Join("testdata", "restart.jsonl"))
-	s := Replay(tr, nil, Options{Counter: approx(t), Prices: handPrices(t), Prefix: 100, HourCache: true})
+	var steps []Step
+	s := Replay(tr, nil, Options{Counter: approx(t), Prices: pricetest.HandPrices(t), Prefix: 100, HourCache: true,
+		Trace: func(compacted bool, st Step) { steps = append(steps, st) }})
+	checkSteps(t, "as it was", steps, s.AsIs, []float64{234, 242.2, 40}, 2)
 	checkRun(t, "as it was", s.AsIs, Run{Requests: 3, Sent: 420, Tokens: pricing.Tokens{CacheRead: 202, CacheWrite1h: 218, Output: 12},
 		Cost: 516.2e-6, InputCost: 456.2e-6, Peak: 208, Breaks: 1})
 	if s.Model != "test-model" || s.Known || s.Compacted != nil {
@@ -141,7 +165,7 @@ func TestReportGolden(t *testing.T) {
 			}
 		}
 	}
-	s := Replay(tr, policy, Options{Counter: approx(t), Prices: handPrices(t)})
+	s := Replay(tr, policy, Options{Counter: approx(t), Prices: pricetest.HandPrices(t)})
 	s.File = "four.jsonl"
 	out, err := json.MarshalIndent([]Session{s, Total([]Session{s})}, "", "  ")
 	if err != nil {
@@ -151,8 +175,8 @@ func TestReportGolden(t *testing.T) {
 }
 
 // TestTurns: every corpus file's turns start with an assistant message,
-// follow one another, and, in Claude Code, hold every line of one
-// response and no other.
+// follow one another, send the history from the last restart before them,
+// and, in Claude Code, hold every line of one response and no other.
 func TestTurns(t *testing.T) {
 	for _, path := range testutil.FixturesAndCorpus(t) {
 		tr := transcripttest.Load(t, path)
@@ -162,6 +186,15 @@ func TestTurns(t *testing.T) {
 			first := tn.Messages[0]
 			if first <= last {
 				t.Fatalf("%s: turn %d starts at %d, after %d", path, k, first, last)
+			}
+			start := 0
+			for _, m := range tr.Messages[:first+1] {
+				if m.Restart {
+					start = m.Index
+				}
+			}
+			if tn.Start != start {
+				t.Fatalf("%s: turn %d sends the history from %d, want %d", path, k, tn.Start, start)
 			}
 			last = first
 			for _, i := range tn.Messages {
@@ -252,5 +285,29 @@ func TestPromptAfter(t *testing.T) {
 	}
 	if r, w := changed.After(whole); r != 10 || w != 2+6+10*4 { // "short" is 2 tokens
 		t.Errorf("after a change at message 2: read %d, written %d; want 10 and 48", r, w)
+	}
+}
+
+// TestSessionOutlivesInput: a session's replay keeps none of the
+// transcript's bytes, so that a report of a thousand sessions holds their
+// numbers and not their files.
+func TestSessionOutlivesInput(t *testing.T) {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range testutil.FixturesAndCorpus(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := weak.Make(&data[0])
+		s := Replay(transcripttest.Parse(t, data), nil, Options{Counter: ctr, Prices: pricing.Default()})
+		data = nil
+		runtime.GC()
+		if bytes.Value() != nil {
+			t.Errorf("%s: the replay keeps the transcript's bytes", path)
+		}
+		runtime.KeepAlive(s)
 	}
 }

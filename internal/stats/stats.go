@@ -6,6 +6,7 @@
 package stats
 
 import (
+	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -127,8 +128,9 @@ type Report struct {
 	ToolOutput Change // the tool results' tokens
 	// Replaced is the results whose text the filter replaced, in the order
 	// it replaced them, each with the text it had before, then the results
-	// of the calls whose arguments alone it replaced: what an archive keeps
-	// so that the markers' handles give it back.
+	// of the calls whose arguments alone it replaced, then the copies of
+	// outputs beside the results (mirrors) that it replaced: what an
+	// archive keeps so that the markers' handles give it back.
 	Replaced []Replaced
 }
 
@@ -137,13 +139,18 @@ func (r Report) Stats() Report { return r }
 
 // Replaced is a result a filter replaced, and the text it had before; or
 // the result of a call whose arguments it replaced (SetInput), and the
-// arguments the call had.
+// arguments the call had; or a copy of a result's output that it replaced
+// (SetMirror), and the text the copy had.
 type Replaced struct {
 	Result *transcript.Result
 	Before string
 	// Input is the call's arguments before the filter replaced them; ""
 	// when it did not.
 	Input string
+	// Mirror is the field of the copy replaced (transcript.Mirror), and
+	// Handle the handle its marker cites (marker.Handles.Mirror), "" when
+	// it cites none; Mirror is "" for the result itself.
+	Mirror, Handle string
 }
 
 // Change is a number of tokens before and after a filter.
@@ -175,6 +182,14 @@ type Run struct {
 	// inputs are the arguments each changed call had first (SetInput).
 	inputs map[*transcript.Call]string
 	calls  []*transcript.Call
+	// mirrors are the copies replaced (SetMirror), each once.
+	mirrors    []Replaced
+	mirrorSeen map[mirrorKey]bool
+}
+
+type mirrorKey struct {
+	r *transcript.Result
+	i int
 }
 
 // Start begins a filter's run over t.
@@ -203,6 +218,54 @@ func (r *Run) SetText(res *transcript.Result, text string) {
 	r.t.SetText(res, text)
 }
 
+// SetMirror replaces the text of a result's i-th copy of its output through
+// the model (transcript's SetMirror), remembering the text it had and the
+// handle its marker cites ("" when it cites none, or when text is no
+// marker: a copy emptied).
+func (r *Run) SetMirror(res *transcript.Result, i int, text, handle string) {
+	k := mirrorKey{res, i}
+	if !r.mirrorSeen[k] {
+		m := res.Mirror(i)
+		if m.Text == text {
+			return
+		}
+		if r.mirrorSeen == nil {
+			r.mirrorSeen = map[mirrorKey]bool{}
+		}
+		r.mirrorSeen[k] = true
+		r.mirrors = append(r.mirrors, Replaced{Result: res, Before: m.Text, Mirror: m.Field, Handle: handle})
+	}
+	r.t.SetMirror(res, i, text)
+}
+
+// Summarize replaces a result's text with text, a summary whose marker
+// cites the result's handle by h (nil without an archive), and the copies
+// of the output beside the result (mirrors), unless keepMirrors: the first
+// gets the summary too, citing the copy's own handle (h.Mirror), the
+// others are emptied. With an archive, the copies of a result that has no
+// handle are left: their marker could not say where their text is.
+func (r *Run) Summarize(res *transcript.Result, text string, h marker.Handles, keepMirrors bool) {
+	var mirrors []transcript.Mirror
+	var handle, first string // the result's handle, the first copy's
+	if !keepMirrors && res.NumMirrors() > 0 {
+		// Before the result changes: a copy's handle compares its text
+		// with the result's.
+		mirrors, handle = res.Mirrors(), h.Of(r.t, res)
+		first = h.Mirror(r.t, res, mirrors[0])
+		if handle == "" && h != nil {
+			mirrors = nil
+		}
+	}
+	r.SetText(res, text)
+	for i := range mirrors {
+		if i == 0 {
+			r.SetMirror(res, i, marker.Recite(text, handle, first), first)
+		} else {
+			r.SetMirror(res, i, "", "")
+		}
+	}
+}
+
 // Report ends the run: the results changed of the results seen, with the
 // filter's detail. With a counter it measures tokens too: the transcript
 // is counted as it is now, and the replaced results' texts before and
@@ -219,6 +282,7 @@ func (r *Run) Report(ctr tokens.Counter, detail string) Report {
 			}
 		}
 	}
+	rep.Replaced = append(rep.Replaced, r.mirrors...)
 	if ctr == nil {
 		return rep
 	}

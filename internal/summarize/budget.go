@@ -147,7 +147,7 @@ func (f *Filter) runBudget(t *transcript.Transcript) Report {
 		}
 	}
 	for _, p := range plans {
-		f.replace(t, run, p)
+		f.replace(run, p)
 	}
 	for _, c := range t.Calls { // in order, for a deterministic report
 		if in, ok := b.inputs[c]; ok {

@@ -278,3 +278,52 @@ func TestActiveLoop(t *testing.T) {
 		t.Errorf("a loop without edits: %+v", l)
 	}
 }
+
+// TestBudgetTwice: a run to a budget on its own output changes nothing,
+// for every fixture, corpus file and scenario, at the 20,000
+// tokens, half of each history and 1 token, counted as ctx-summarize
+// counts them (o200k_base), with its defaults under a budget.
+func TestBudgetTwice(t *testing.T) {
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range inputs(t) {
+		in, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := stats.Count(transcripttest.Parse(t, in), ctr).Tokens()
+		for _, budget := range []int{20000, total / 2, 1} {
+			for _, handle := range []marker.Handles{nil, invariant.Handles} {
+				opts := Defaults(ctr)
+				opts.Budget, opts.KeepRecent, opts.Handle = budget, 3, handle
+				f, err := New(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				run := func(in []byte) []byte {
+					tr := transcripttest.Parse(t, in)
+					f.Apply(tr)
+					return tr.Bytes()
+				}
+				once := run(in)
+				if twice := run(once); string(twice) != string(once) {
+					t.Errorf("%s, budget %d, archived %v: a second run changed %d results", testutil.Name(path), budget, handle != nil,
+						changed(transcripttest.Parse(t, once), transcripttest.Parse(t, twice)))
+				}
+			}
+		}
+	}
+}
+
+// changed counts the results whose text differs between two transcripts.
+func changed(a, b *transcript.Transcript) int {
+	n := 0
+	for i, r := range a.Results {
+		if r.Text() != b.Results[i].Text() {
+			n++
+		}
+	}
+	return n
+}

@@ -34,7 +34,7 @@ var configs = []struct {
 
 // inputs are the fixtures and, where it is present, the corpus.
 func inputs(t *testing.T) []string {
-	return testutil.FixturesAndCorpus(t)
+	return append(testutil.FixturesAndCorpus(t), testutil.Scenarios(t)...)
 }
 
 // TestInvariants runs every invariant of docs/model.md (invariant.Check) over every
@@ -112,8 +112,10 @@ func checkChanges(t *testing.T, in, out []byte, opts Options) {
 		default:
 			checkSummary(t, c, before.Cwd, r.Text())
 		}
+		// The first copy gets the summary, citing the copy's own handle.
 		mirrors := r.Mirrors()
-		if !opts.KeepMirrors && len(mirrors) > 0 && mirrors[0].Text != r.Text() {
+		if len(mirrors) > 0 && !opts.KeepMirrors &&
+			mirrors[0].Text != marker.Recite(r.Text(), opts.Handle.Of(before, b), opts.Handle.Mirror(before, b, b.Mirrors()[0])) {
 			t.Errorf("result %d (%s): mirror %s was not set to the summary", i, b.CallID, mirrors[0].Field)
 		}
 	}

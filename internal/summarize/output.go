@@ -69,7 +69,7 @@ func (o output) status() string {
 	case r.Failed() || r.ExitCode.Known():
 		return outcome.Status(r.Failed(), r.ExitCode)
 	case r.Outcome().Session != 0 && o.call.Args.Session == 0:
-		return "still running, session " + strconv.Itoa(r.Outcome().Session)
+		return outcome.Running(r.Outcome().Session)
 	case r.Outcome().Session != 0:
 		return "still running"
 	case o.call.Args.Command != "":

@@ -266,7 +266,7 @@ func (f *Filter) Apply(t *transcript.Transcript) Report {
 	run := stats.Start(t)
 	rep, plans, before := f.decide(t)
 	for _, p := range plans {
-		f.replace(t, run, p)
+		f.replace(run, p)
 	}
 	rep.finish(t, plans, before)
 	if f.answers != nil {
@@ -397,19 +397,9 @@ func (f *Filter) rules(t *transcript.Transcript) Rules {
 }
 
 // replace writes a summary in place of its result and, unless KeepMirrors,
-// of the result's mirrors: the first becomes the summary, the others empty.
-func (f *Filter) replace(t *transcript.Transcript, run *stats.Run, p plan) {
-	run.SetText(p.r, p.summary)
-	if f.opts.KeepMirrors {
-		return
-	}
-	for i := range p.r.NumMirrors() {
-		if i == 0 {
-			t.SetMirror(p.r, i, p.summary)
-		} else {
-			t.SetMirror(p.r, i, "")
-		}
-	}
+// of the result's mirrors (stats.Run.Summarize).
+func (f *Filter) replace(run *stats.Run, p plan) {
+	run.Summarize(p.r, p.summary, f.opts.Handle, f.opts.KeepMirrors)
 }
 
 // keep reports whether a result stays whole, and counts why.

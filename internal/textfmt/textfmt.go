@@ -41,17 +41,23 @@ func Plural(n int, one, many string) string {
 	return Int(n) + " " + many
 }
 
-// Dollars formats an amount of US dollars to a tenth of a cent, with
-// thousands separators: "$1,234.568", "$0.003", "−$0.120".
+// Dollars formats a cost in US dollars with thousands separated: cents,
+// and two more decimals under a dollar (a short session's replay costs a
+// fraction of a cent): $1,234.50, $0.0386; a negative amount (a saving
+// that cost) with a minus sign before it: −$0.0120.
 func Dollars(x float64) string {
-	sign := ""
 	if x < 0 {
-		sign, x = "−", -x
+		return "−" + Dollars(-x)
 	}
-	s := strconv.FormatFloat(x, 'f', 3, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	n, _ := strconv.Atoi(whole)
-	return sign + "$" + Int(n) + "." + frac
+	prec := 2
+	if x < 1 {
+		prec = 4
+	}
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(x, 'f', prec, 64), ".")
+	if n, err := strconv.Atoi(whole); err == nil {
+		whole = Int(n)
+	}
+	return "$" + whole + "." + frac
 }
 
 // Percent formats a share (0.732) as "73.2%".

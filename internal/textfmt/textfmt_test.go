@@ -145,7 +145,7 @@ func FuzzEscape(f *testing.F) {
 }
 
 func TestDollars(t *testing.T) {
-	for x, want := range map[float64]string{0: "$0.000", 0.0034: "$0.003", 1.2345: "$1.234", 1234.5678: "$1,234.568", -0.12: "−$0.120", 0.9996: "$1.000"} {
+	for x, want := range map[float64]string{0: "$0.0000", 0.03864: "$0.0386", 1: "$1.00", 6.4322: "$6.43", 1234.5: "$1,234.50", 0.99996: "$1.0000", -0.012: "−$0.0120"} {
 		if got := Dollars(x); got != want {
 			t.Errorf("Dollars(%v) = %q, want %q", x, got, want)
 		}

@@ -24,6 +24,26 @@ func Since(s string, loc *time.Location) (time.Time, error) { return parse(s, fa
 // start of the next day.
 func Until(s string, loc *time.Location) (time.Time, error) { return parse(s, true, loc) }
 
+// Span reads both bounds of a span, either of which may be empty (that
+// side is open). The error names the bound it is about (since, until); a
+// start not before the end is an error too: the span holds nothing.
+func Span(since, until string, loc *time.Location) (start, end time.Time, err error) {
+	if since != "" {
+		if start, err = Since(since, loc); err != nil {
+			return start, end, fmt.Errorf("since: %w", err)
+		}
+	}
+	if until != "" {
+		if end, err = Until(until, loc); err != nil {
+			return start, end, fmt.Errorf("until: %w", err)
+		}
+	}
+	if since != "" && until != "" && !start.Before(end) {
+		return start, end, fmt.Errorf("since (%s) is not before until (%s): nothing is in between", since, until)
+	}
+	return start, end, nil
+}
+
 // Forms says what a bound may be, for the tools' help and errors.
 const Forms = "a date (2026-01-31, local), a local time (2026-01-31T14:00) or an RFC 3339 time (2026-01-31T14:00:00Z)"
 

@@ -1,6 +1,7 @@
 package timespan
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,4 +65,25 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q = %v, and its RFC 3339 form reads as %v, %v", s, got, again, err)
 		}
 	})
+}
+
+func TestSpan(t *testing.T) {
+	cases := []struct {
+		since, until, err string
+	}{
+		{"", "", ""},
+		{"2026-01-31", "", ""},
+		{"", "2026-01-31", ""},
+		{"2026-01-31", "2026-01-31", ""}, // a date as until takes all of that day
+		{"2026-01-31T14:00", "2026-01-31T14:00", "since (2026-01-31T14:00) is not before until (2026-01-31T14:00): nothing is in between"},
+		{"2026-02-01", "2026-01-31", "is not before until"},
+		{"soon", "", "since: "},
+		{"", "later", "until: "},
+	}
+	for _, c := range cases {
+		_, _, err := Span(c.since, c.until, time.UTC)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("Span(%q, %q): %v, want %q", c.since, c.until, err, c.err)
+		}
+	}
 }

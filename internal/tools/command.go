@@ -178,6 +178,19 @@ func appends(c simpleCommand) bool {
 	return false
 }
 
+// teeFile is the one file a later command of a pipeline tees its input
+// to (... | tee F), and whether it appends.
+func teeFile(pl pipeline) (file string, appending, ok bool) {
+	for _, c := range pl[1:] {
+		if w := stripPrefixes(c.words); len(w) > 0 && path.Base(w[0]) == "tee" {
+			if files := operands(w[1:], nil); len(files) == 1 {
+				return files[0], hasFlag(w[1:], "a", "append"), true
+			}
+		}
+	}
+	return "", false, false
+}
+
 func classifyPipeline(pl pipeline) Classified {
 	first := pl[0]
 	if first.compound {
@@ -203,17 +216,12 @@ func classifyPipeline(pl pipeline) Classified {
 			}
 		}
 	}
-	for _, c := range pl[1:] {
-		if w := stripPrefixes(c.words); len(w) > 0 && path.Base(w[0]) == "tee" {
-			files := operands(w[1:], nil)
-			if len(files) == 1 {
-				kind := Write
-				if hasFlag(w[1:], "a", "append") {
-					kind = Edit
-				}
-				return Classified{Kind: kind, Args: Args{Path: files[0], Paths: files}}
-			}
+	if file, appending, ok := teeFile(pl); ok {
+		kind := Write
+		if appending {
+			kind = Edit
 		}
+		return Classified{Kind: kind, Args: Args{Path: file, Paths: []string{file}}}
 	}
 
 	c := classifySimple(prog, args, first)

@@ -33,9 +33,14 @@ type pipeline []simpleCommand
 // parseScript splits a command line into the pipelines of its list
 // (separated by ;, &&, ||, & and newlines).
 func parseScript(src string) []pipeline {
+	return parse(src).out
+}
+
+// parse reads a command line.
+func parse(src string) *shellParser {
 	p := &shellParser{src: src, quoteAt: -1}
 	p.run()
-	return p.out
+	return p
 }
 
 type shellParser struct {
@@ -51,6 +56,7 @@ type shellParser struct {
 	// Heredocs: a << redirect takes the next index of bodies; the body is
 	// read at the next newline, once the command line is over.
 	bodies []string
+	spans  [][2]int       // where each body is in src: from its first line to its delimiter line
 	delims []heredocDelim // those whose bodies are still to be read
 }
 
@@ -137,6 +143,7 @@ func (p *shellParser) run() {
 func (p *shellParser) readHeredocs() {
 	for _, d := range p.delims {
 		var body strings.Builder
+		start, stop := p.i, p.i
 		for p.i < len(p.src) {
 			end := strings.IndexByte(p.src[p.i:], '\n')
 			line := p.src[p.i:]
@@ -155,8 +162,10 @@ func (p *shellParser) readHeredocs() {
 			}
 			body.WriteString(line)
 			body.WriteByte('\n')
+			stop = p.i
 		}
 		p.bodies[d.body] = body.String()
+		p.spans[d.body] = [2]int{start, stop}
 	}
 	p.delims = p.delims[:0]
 }
@@ -354,6 +363,7 @@ func (p *shellParser) redirect() {
 	if op == "<<" && target != "" {
 		r.body = len(p.bodies)
 		p.bodies = append(p.bodies, "")
+		p.spans = append(p.spans, [2]int{})
 		p.delims = append(p.delims, heredocDelim{word: target, stripTabs: stripTabs, body: r.body})
 	}
 	p.cmd.redirs = append(p.cmd.redirs, r)

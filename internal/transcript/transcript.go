@@ -335,11 +335,16 @@ type Mirror struct {
 // for a filter that rewrites them all with SetMirror.
 func (r *Result) NumMirrors() int { return len(r.mirrors) }
 
+// Mirror returns the result's i-th mirror, decoding it alone.
+func (r *Result) Mirror(i int) Mirror {
+	return Mirror{Field: r.mirrors[i].field, Text: r.mirrors[i].Text()}
+}
+
 // Mirrors returns the result's mirrors: the string fields of the copy.
 func (r *Result) Mirrors() []Mirror {
 	out := make([]Mirror, len(r.mirrors))
 	for i := range r.mirrors {
-		out[i] = Mirror{Field: r.mirrors[i].field, Text: r.mirrors[i].Text()}
+		out[i] = r.Mirror(i)
 	}
 	return out
 }

@@ -341,7 +341,7 @@ func TestSetInput(t *testing.T) {
 				}
 				continue
 			}
-			in := `{"path":` + jsonString(c.Args.Path) + `,"note":"[ctx-test] \"quoted\" <b>"}`
+			in := `{"path":` + jsonscan.Quote(c.Args.Path) + `,"note":"[ctx-test] \"quoted\" <b>"}`
 			tr.SetInput(c, in)
 			want[c.Index] = in
 		}

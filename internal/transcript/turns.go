@@ -8,6 +8,10 @@ type Turn struct {
 	// Messages are the turn's messages' indexes, in order; the first is
 	// where its request's history ends.
 	Messages []int
+	// Start is where its request's history starts: the last message at or
+	// before its first where the agent compacted its own history
+	// (Message.Restart), else 0.
+	Start int
 }
 
 // Turns finds the transcript's model turns. A turn is a run of assistant
@@ -19,7 +23,11 @@ func (t *Transcript) Turns() []Turn {
 	var turns []Turn
 	byResponse := map[string]int{} // the turn of each response
 	cur := -1                      // the turn the previous message belongs to, if it was the assistant's
+	start := 0                     // the last restart so far
 	for _, m := range t.Messages {
+		if m.Restart {
+			start = m.Index
+		}
 		if m.Role != "assistant" {
 			cur = -1
 			continue
@@ -33,7 +41,7 @@ func (t *Transcript) Turns() []Turn {
 			turns[cur].Messages = append(turns[cur].Messages, m.Index)
 		} else {
 			cur = len(turns)
-			turns = append(turns, Turn{Messages: []int{m.Index}})
+			turns = append(turns, Turn{Messages: []int{m.Index}, Start: start})
 		}
 		if m.Response != "" {
 			byResponse[m.Response] = cur

@@ -2,10 +2,10 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
+	"unsafe"
 
 	"github.com/tidwall/sjson"
 
@@ -30,13 +30,13 @@ func (t *Transcript) SetText(r *Result, text string) {
 	var repl string
 	switch c.kind {
 	case inString, inNull:
-		repl = jsonString(text)
+		repl = jsonscan.Quote(text)
 	case inBlocks:
 		var b bytes.Buffer
 		b.WriteString(`[{"type":`)
-		b.WriteString(jsonString(c.textType))
+		b.WriteString(jsonscan.Quote(c.textType))
 		b.WriteString(`,"text":`)
-		b.WriteString(jsonString(text))
+		b.WriteString(jsonscan.Quote(text))
 		b.WriteByte('}')
 		for _, k := range c.keep {
 			b.WriteByte(',')
@@ -45,7 +45,7 @@ func (t *Transcript) SetText(r *Result, text string) {
 		b.WriteByte(']')
 		repl = b.String()
 	case inMissing:
-		repl = jsonString(c.key) + ":" + jsonString(text)
+		repl = jsonscan.Quote(c.key) + ":" + jsonscan.Quote(text)
 		if c.hasFields {
 			repl = "," + repl
 		}
@@ -54,7 +54,7 @@ func (t *Transcript) SetText(r *Result, text string) {
 		if err != nil {
 			panic(fmt.Sprintf("transcript: rewriting embedded output: %v", err))
 		}
-		repl = jsonString(inner)
+		repl = jsonscan.Quote(inner)
 	}
 	t.replace(c.start, c.end, repl)
 	r.text, r.decoded = text, true
@@ -75,7 +75,7 @@ func (t *Transcript) SetInput(c *Call, input string) {
 	}
 	repl := input
 	if c.raw.IsString() {
-		repl = jsonString(input)
+		repl = jsonscan.Quote(input)
 	}
 	start, end := c.raw.Span()
 	t.replace(start, end, repl)
@@ -91,7 +91,7 @@ func (t *Transcript) SetMirror(r *Result, i int, text string) {
 	if (m.set || 6*len(text) >= len(m.value.Raw)-2) && text == m.Text() {
 		return
 	}
-	t.replace(m.start, m.end, jsonString(text))
+	t.replace(m.start, m.end, jsonscan.Quote(text))
 	m.text, m.set = text, true
 }
 
@@ -109,8 +109,12 @@ func (t *Transcript) Changed() bool { return len(t.edits) > 0 }
 func (t *Transcript) Size() int { return len(t.src) }
 
 // Bytes returns the transcript with its changes. Unchanged, it is the input
-// itself, byte for byte.
+// itself, byte for byte: the input's own slice, which the caller must not
+// change.
 func (t *Transcript) Bytes() []byte {
+	if !t.Changed() {
+		return unsafe.Slice(unsafe.StringData(t.src), len(t.src)) // the input's own bytes (Parse)
+	}
 	var b bytes.Buffer
 	// Filters shrink transcripts: the input's size is enough, and growing
 	// a buffer of a hundred megabytes step by step costs more than the copy.
@@ -143,15 +147,4 @@ func (t *Transcript) WriteTo(w io.Writer) (int64, error) {
 	}
 	n, err := io.WriteString(w, t.src[pos:])
 	return total + int64(n), err
-}
-
-// jsonString encodes s as a JSON string, leaving <, > and & as they are.
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		panic(err) // a string always encodes
-	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

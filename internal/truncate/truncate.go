@@ -32,8 +32,10 @@ type Options struct {
 	// a count of the whole transcript, so it is only done for --stats.
 	Measure bool
 	// Handle gives the archive's handle of a result about to be cut, which
-	// its marker line cites; nil when there is no archive. The copies of
-	// the output (mirrors) cite nothing: the model is not sent them.
+	// its marker line cites; nil when there is no archive. A cut copy of
+	// the output (a mirror) cites the handle of its own text
+	// (Handles.Mirror); with an archive, a copy whose text has no handle
+	// is left whole.
 	Handle marker.Handles
 }
 
@@ -107,7 +109,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 		}
 		for j, m := range c.mirrors {
 			if m != "" {
-				t.SetMirror(r, j, m)
+				run.SetMirror(r, j, m, c.handles[j])
 				mirrors++
 			}
 		}
@@ -124,10 +126,10 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 }
 
 // cutResult is what Cut made of a result and its mirrors ("" where it
-// left them).
+// left them), and the handles the mirrors' cuts cite.
 type cutResult struct {
-	text    string
-	mirrors []string
+	text             string
+	mirrors, handles []string
 }
 
 // cutAll cuts the results on every core: Cut is pure, and each result's
@@ -148,20 +150,25 @@ func cutAll(t *transcript.Transcript, rs []*transcript.Result, opts Options) []c
 		if cut, ok := Cut(text, rules); ok {
 			out[i].text = cut
 		}
-		// The copies cite nothing: whether a cut of one is made must not
-		// depend on whether the result was cut in this run or an earlier
-		// one (a second run would cut what the first left).
-		rules.Handle = ""
 		if opts.KeepMirrors {
 			return
 		}
+		// A copy's handle is the same whether the result was cut in this
+		// run or an earlier one (Citation reads a cut's), so that a second
+		// run cuts what the first cut, no more.
 		ms := r.Mirrors()
 		for j, m := range ms {
+			rules.Handle = ""
+			if len(m.Text) > rules.Max {
+				if rules.Handle = opts.Handle.Mirror(t, r, m); rules.Handle == "" && opts.Handle != nil {
+					continue // it could not say where its text is
+				}
+			}
 			if cut, ok := Cut(m.Text, rules); ok {
 				if out[i].mirrors == nil {
-					out[i].mirrors = make([]string, len(ms))
+					out[i].mirrors, out[i].handles = make([]string, len(ms)), make([]string, len(ms))
 				}
-				out[i].mirrors[j] = cut
+				out[i].mirrors[j], out[i].handles[j] = cut, rules.Handle
 			}
 		}
 	}

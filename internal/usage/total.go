@@ -2,6 +2,7 @@ package usage
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -29,6 +30,15 @@ func (t *Total) Add(r Record, p pricing.Price, known bool) {
 	if !known {
 		t.Unpriced++
 	}
+}
+
+// Plus adds the total o to t.
+func (t *Total) Plus(o Total) {
+	t.Requests += o.Requests
+	t.Tokens.Add(o.Tokens)
+	t.Reasoning += o.Reasoning
+	t.Cost += o.Cost
+	t.Unpriced += o.Unpriced
 }
 
 // Row is the total of one group.
@@ -63,7 +73,7 @@ func Tally(records []Record, f transcript.Format, prices *pricing.Table, key fun
 			if seen[r.ID] {
 				continue
 			}
-			seen[r.ID] = true
+			seen[strings.Clone(r.ID)] = true // the ID may be a view of a file's bytes, which seen outlives
 		}
 		k := key(r)
 		row := byKey[k]

@@ -15,6 +15,7 @@ package usage
 import (
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -43,20 +44,31 @@ type Record struct {
 // files without usage give none. data must be valid (transcript.Parse
 // checked it).
 func Read(data []byte, f transcript.Format) []Record {
-	s := string(data)
+	// Read without a copy of what may be a hundred megabytes; the records
+	// keep copies of their strings, not views of data (own), so that they
+	// outlive it.
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	var recs []Record
 	switch f {
 	case transcript.ClaudeCode:
-		return claudeCode(s)
+		recs = claudeCode(s)
 	case transcript.Codex:
-		return codex(s)
+		recs = codex(s)
 	case transcript.OpenAI:
-		return chatCompletions(s)
+		recs = chatCompletions(s)
 	}
-	return nil
+	for i := range recs {
+		r := &recs[i]
+		r.ID, r.Model, r.Session, r.Project = strings.Clone(r.ID), strings.Clone(r.Model), strings.Clone(r.Session), strings.Clone(r.Project)
+	}
+	return recs
 }
 
-// lines calls fn with each non-blank line of JSONL, as a value.
-func lines(s string, fn func(v jsonscan.Value)) {
+// lines calls fn with each non-blank line of JSONL that holds one of the
+// words, as a value. The records are a few small lines among the large ones
+// of tool outputs: looking for a word first spares reading the others'
+// fields.
+func lines(s string, words []string, fn func(v jsonscan.Value)) {
 	for len(s) > 0 {
 		line := s
 		if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -64,8 +76,14 @@ func lines(s string, fn func(v jsonscan.Value)) {
 		} else {
 			s = ""
 		}
-		if line = strings.TrimSpace(line); line != "" && line[0] == '{' {
-			fn(jsonscan.Value{Raw: line})
+		if line = strings.TrimSpace(line); line == "" || line[0] != '{' {
+			continue
+		}
+		for _, w := range words {
+			if strings.Contains(line, w) {
+				fn(jsonscan.Value{Raw: line})
+				break
+			}
 		}
 	}
 }
@@ -85,7 +103,7 @@ func n(v jsonscan.Value) int64 {
 func claudeCode(s string) []Record {
 	var out []Record
 	at := map[string]int{} // the record of each response
-	lines(s, func(v jsonscan.Value) {
+	lines(s, []string{`"assistant"`}, func(v jsonscan.Value) {
 		f := v.Fields("type", "message", "requestId", "timestamp", "sessionId", "cwd")
 		if f[0].Str() != "assistant" {
 			return
@@ -198,7 +216,7 @@ func codex(s string) []Record {
 	var out []Record
 	var model, session, project string
 	var prev codexUsage
-	lines(s, func(v jsonscan.Value) {
+	lines(s, []string{`"session_meta"`, `"turn_context"`, `"token_count"`}, func(v jsonscan.Value) {
 		f := v.Fields("type", "payload", "timestamp")
 		p := f[1]
 		switch f[0].Str() {

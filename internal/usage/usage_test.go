@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -107,8 +108,8 @@ func TestChatCompletions(t *testing.T) {
 }
 
 // TestCorpus: every corpus file's records add up to what its lines hold;
-// a Claude Code session's responses count once each, and a second pass
-// with the same seen IDs counts nothing.
+// a Claude Code session's responses count once each, a second pass with
+// the same seen IDs counts nothing, and the IDs seen are copies.
 func TestCorpus(t *testing.T) {
 	for _, path := range testutil.CorpusFiles(t) {
 		t.Run(testutil.Name(path), func(t *testing.T) {
@@ -149,6 +150,18 @@ func TestCorpus(t *testing.T) {
 			for _, r := range again {
 				if r.Requests > 0 && tr.Format == transcript.ClaudeCode {
 					t.Errorf("a second pass counts %d requests again", r.Requests)
+				}
+			}
+			// The ids seen are copies, not views of the records' text (the
+			// file's): ctx-count --cost over a thousand sessions keeps their
+			// ids and not their files.
+			views := map[*byte]bool{}
+			for _, r := range recs {
+				views[unsafe.StringData(r.ID)] = true
+			}
+			for id := range seen {
+				if views[unsafe.StringData(id)] {
+					t.Errorf("the id %s seen is a view of the file's text", id)
 				}
 			}
 		})

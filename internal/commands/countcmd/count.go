@@ -4,8 +4,8 @@ package countcmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
+	"io"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -43,18 +43,23 @@ the share of tool output, the re-reads, what ctx-dedupe saves and the top tools 
 --since and --until count only the messages written in that span, by the transcripts' own
 timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
 progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
+` + costHelp + `
 ` + cli.TimesHelp + `
-
+` + htmlHelp + `
 EXAMPLES:
    ctx-count session.jsonl
    ctx-count --by project ~/.claude/projects ~/.codex/sessions
    ctx-count --by day --since 2026-05-01 --json ~/.claude/projects
+   ctx-count --cost ~/.claude/projects ~/.codex/sessions
+   ctx-count --cost --by day --since 2026-05-01 ~/.claude/projects
    ctx-count --each-line < trajectories.jsonl > reports.jsonl
    ctx-count --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
+   ctx-count --html session.jsonl > session.html
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
-	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until,
-		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag},
+	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until, costFlag, cli.PriceFlag, cli.PricesFlag,
+		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag,
+		htmlFlag, outDir},
 	Run: runCount,
 }
 
@@ -65,17 +70,19 @@ var (
 	window   = cli.WindowFlag("the model's context window in `N` tokens, of which --budget can be a share")
 	tee      = &ucli.BoolFlag{Name: "tee", EnvVars: []string{"CTX_TEE"}, Usage: "pass the transcript through to stdout unchanged and print the report to stderr; if stdout closes early, the report still goes out and the exit status is 1"}
 	before   = &ucli.StringFlag{Name: "before", EnvVars: []string{"CTX_BEFORE"}, Usage: "compare with `FILE`, the transcript before filtering: tokens before, after, and saved"}
-	by       = &ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above)"}
-	since    = cli.SinceFlag("with --by, count the messages written from `TIME` on: " + timespan.Forms)
-	until    = cli.UntilFlag("with --by, count the messages written before `TIME` (as --since); a date counts all of that day")
+	by       = &ucli.StringFlag{Name: "by", EnvVars: []string{"CTX_BY"}, Usage: "one table of all the transcripts, a row per `GROUP`: project, day, session, tool, kind, file or model (GROUPS above); with --cost, model (the default), day, project, session or file"}
+	since    = cli.SinceFlag("with --by or --cost, count the messages (the requests) written from `TIME` on: " + timespan.Forms)
+	until    = cli.UntilFlag("with --by or --cost, count the messages (the requests) written before `TIME` (as --since); a date counts all of that day")
 )
 
 func runCount(e *cli.Env) error {
-	top := e.Int(top.Name)
-	if top < 0 {
-		return cli.Usagef("--top must be 0 or more")
+	if e.Bool(htmlFlag.Name) || e.Given(outDir) {
+		return runHTML(e)
 	}
-	ctr, err := e.Counter()
+	if e.Bool(costFlag.Name) {
+		return countCost(e)
+	}
+	top, ctr, err := topAndCounter(e)
 	if err != nil {
 		return err
 	}
@@ -160,9 +167,7 @@ func runCount(e *cli.Env) error {
 	}
 	var report bytes.Buffer
 	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		if err := cli.WriteJSON(&report, s); err != nil {
 			return err
 		}
 	} else if err := s.WriteText(&report, count.TextOptions{Top: top, Color: cli.ColorOK(reportTo)}); err != nil {
@@ -199,15 +204,8 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 		}
 	}
 	var w count.Window
-	if s := e.String(since.Name); s != "" {
-		if w.Since, err = timespan.Since(s, time.Local); err != nil {
-			return cli.Usagef("--since: %v", err)
-		}
-	}
-	if s := e.String(until.Name); s != "" {
-		if w.Until, err = timespan.Until(s, time.Local); err != nil {
-			return cli.Usagef("--until: %v", err)
-		}
+	if w.Since, w.Until, err = timespan.Span(e.String(since.Name), e.String(until.Name), time.Local); err != nil {
+		return cli.Usagef("--%v", err)
 	}
 	g := count.NewGrouped(ctr.Name(), group, w)
 	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
@@ -222,22 +220,9 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 		return err
 	}
 	g.Finish()
-	var report bytes.Buffer
-	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&report)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(g); err != nil {
-			return err
-		}
-	} else {
-		rows := 0
-		if e.IsSet(top.Name) {
-			rows = max(e.Int(top.Name), 1)
-		}
-		if err := g.WriteText(&report, rows, cli.ColorOK(e.Stdout)); err != nil {
-			return err
-		}
+	rows := 0
+	if e.IsSet(top.Name) {
+		rows = max(e.Int(top.Name), 1)
 	}
-	_, err = e.Stdout.Write(report.Bytes())
-	return err
+	return e.Report(e.Bool(jsonFlag.Name), g, func(w io.Writer) error { return g.WriteText(w, rows, cli.ColorOK(e.Stdout)) })
 }

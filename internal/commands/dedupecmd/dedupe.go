@@ -36,7 +36,8 @@ each file and range stays whole and the earlier ones point down at later reads, 
 diffs against them (OpenCode's dynamic context pruning). first, for a live loop that runs
 it before every request: only the first read of each range stays whole, and a later read
 becomes a pointer up or a diff when it arrives and never changes again, so that the
-prompt cache holds.
+prompt cache holds; with --within N, a re-read points only at a read at most N results
+away, which ctx-summarize --loop N+1 after it has not summarized yet.
 Failed reads stay whole, and are never pointed at. So do results that other filters replaced
 ([ctx-...] markers) and results that their markers point at.
 
@@ -57,8 +58,9 @@ EXAMPLES:
    ctx-dedupe session.jsonl > smaller.jsonl
    ctx-dedupe --stats -i ~/.claude/projects/*/*.jsonl
    ctx-dedupe --keep latest < s.jsonl > smaller.jsonl
+   ctx-dedupe --keep first --within 2 < history.json | ctx-summarize --loop 3   # before every request
    ctx-dedupe --all-tools --keep-recent 10 < s.jsonl | ctx-truncate | ctx-count`,
-	Flags: cli.FilterFlags(keep, maxReads, noDiff, allTools, keepRecent, keepMirrors, cli.EncodingFlag, cli.HookFlag),
+	Flags: cli.FilterFlags(keep, maxReads, within, noDiff, allTools, keepRecent, keepMirrors, cli.EncodingFlag, cli.HookFlag),
 	Run:   runDedupe,
 }
 
@@ -67,6 +69,8 @@ var (
 		Usage: "the reads that stay whole: `RULE` seed (the first and last of each range, and samples; pointers point up), latest (the newest; earlier reads point down) or first (the first of each range only, for a live loop)"}
 	maxReads = &ucli.IntFlag{Name: "max-reads", Value: dedupe.DefaultMaxReads, EnvVars: []string{"CTX_MAX_READS"},
 		Usage: "keep at most `N` reads of a file and range whole by their count: the first, the last, and N-2 evenly spaced in between"}
+	within = &ucli.IntFlag{Name: "within", EnvVars: []string{"CTX_WITHIN"},
+		Usage: "point a re-read only at a read at most `N` results before or after it, for a live loop's pipe with ctx-summarize --loop N+1, which summarizes a result once N+1 results follow it; 0: at any"}
 	noDiff = &ucli.BoolFlag{Name: "no-diff", EnvVars: []string{"CTX_NO_DIFF"},
 		Usage: "keep a re-read of a changed file whole instead of replacing it with a diff"}
 	allTools = &ucli.BoolFlag{Name: "all-tools", EnvVars: []string{"CTX_ALL_TOOLS"},
@@ -86,6 +90,7 @@ func runDedupe(e *cli.Env) error {
 	f, err := dedupe.New(dedupe.Options{
 		Keep:        dedupe.Keep(e.String(keep.Name)),
 		MaxReads:    e.Int(maxReads.Name),
+		Within:      e.Int(within.Name),
 		NoDiff:      e.Bool(noDiff.Name),
 		AllTools:    e.Bool(allTools.Name),
 		KeepRecent:  e.Int(keepRecent.Name),

@@ -4,8 +4,6 @@
 package loopscmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"slices"
@@ -128,18 +126,7 @@ func runLoops(e *cli.Env) error {
 	if err != nil || len(s.Files) == 0 {
 		return err
 	}
-	var out bytes.Buffer
-	if e.Bool(jsonFlag.Name) {
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
-			return err
-		}
-	} else if err := s.WriteText(&out); err != nil {
-		return err
-	}
-	_, err = e.Stdout.Write(out.Bytes())
-	return err
+	return e.Report(e.Bool(jsonFlag.Name), s, s.WriteText)
 }
 
 // hookHandler answers PreToolUse: deny the call that would make or repeat a
@@ -167,6 +154,9 @@ func hookHandler(e *cli.Env, d *loops.Detector) cli.Handler {
 		format := agentFormat(agent)
 		if post {
 			failed := p.Event == hook.PostToolUseFailure
+			if failed && loops.Denied(p.Error) {
+				return nil, nil // not run: not a failure
+			}
 			var code outcome.Code
 			if failed {
 				code = outcome.Read(p.Error, outcome.Hint{IsError: true}).ExitCode
@@ -210,7 +200,7 @@ func sessionSteps(path string, format transcript.Format, table *tools.Table, d *
 	data, err := hookstate.Read("loops", path, format, table, func(data loopsData, t *transcript.Transcript, calls []*transcript.Call) loopsData {
 		written := map[string]bool{}
 		for _, c := range calls {
-			data.Steps = append(data.Steps, loops.NewStep(c, t.Cwd))
+			data.Steps = loops.AddStep(data.Steps, c, t.Cwd)
 			written[c.ID] = true
 		}
 		data.Steps = d.Recent(data.Steps)

@@ -15,14 +15,29 @@ import (
 	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
+// topPlaybookFlag is --playbook before the subcommand: ctx-playbook
+// --playbook P stats. Its twin is the subcommands' (PlaybookFlag).
+var topPlaybookFlag = &ucli.StringFlag{Name: "playbook", Usage: "the playbook file `PATH`, for every command (as each command's --playbook)"}
+
 // PlaybookFlag names the playbook file of every ctx-playbook subcommand.
 var PlaybookFlag = &ucli.StringFlag{Name: "playbook", EnvVars: []string{"CTX_PLAYBOOK"},
 	Usage: "the playbook file `PATH` (default: ctxkit/playbook.json in the user's data directory, $XDG_DATA_HOME or ~/.local/share)"}
 
-// playbookPath is --playbook, or the default file in the user's data
+// playbookPath is --playbook, given to the subcommand (stats --playbook P)
+// or to ctx-playbook itself (ctx-playbook --playbook P stats), the command
+// line before CTX_PLAYBOOK; else the default file in the user's data
 // directory.
 func playbookPath(e *cli.Env) (string, error) {
-	if p := e.String(PlaybookFlag.Name); p != "" {
+	p := e.String(PlaybookFlag.Name)             // the subcommand's: its command line, else CTX_PLAYBOOK
+	if p == os.Getenv(PlaybookFlag.EnvVars[0]) { // not given to the subcommand
+		for _, c := range e.Lineage()[1:] {
+			if c.IsSet(topPlaybookFlag.Name) {
+				p = c.String(topPlaybookFlag.Name)
+				break
+			}
+		}
+	}
+	if p != "" {
 		return p, nil
 	}
 	path, err := userdir.DataFile("playbook.json")
@@ -41,6 +56,15 @@ func loadPlaybook(e *cli.Env) (string, *playbook.Playbook, error) {
 	}
 	p, err := readPlaybook(path)
 	return path, p, err
+}
+
+// readSource reads a playbook to merge in: one that is not there is a
+// failure naming it, not an empty playbook.
+func readSource(path string) (*playbook.Playbook, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, safefile.PathError(path, err)
+	}
+	return readPlaybook(path)
 }
 
 // readPlaybook reads a playbook file; one that is not there is an empty

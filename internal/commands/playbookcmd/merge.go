@@ -40,7 +40,7 @@ func runMerge(e *cli.Env) error {
 	}
 	var others []*playbook.Playbook
 	for _, name := range e.Args().Slice() {
-		o, err := readPlaybook(name)
+		o, err := readSource(name)
 		if err != nil {
 			return err
 		}

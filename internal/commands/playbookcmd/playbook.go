@@ -42,6 +42,7 @@ EXAMPLES:
 		}
 		return cli.Usagef("no command given (want learn, render, stats, add, tag, prune or merge)")
 	},
+	Flags:       []ucli.Flag{topPlaybookFlag},
 	Subcommands: []cli.Command{learnCommand, renderCommand, statsCommand, addCommand, tagCommand, pruneCommand, mergeCommand},
 }
 

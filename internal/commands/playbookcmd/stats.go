@@ -2,7 +2,6 @@ package playbookcmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	ucli "github.com/urfave/cli/v2"
@@ -39,9 +38,7 @@ func runStats(e *cli.Env) error {
 	st := p.Count()
 	var b bytes.Buffer
 	if e.Bool(statsJSON.Name) {
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
+		if err := cli.WriteJSON(&b, st); err != nil {
 			return err
 		}
 	} else {

@@ -50,12 +50,13 @@ EXAMPLES:
    ctx-recall --path internal/store/store.go --tool edit
    ctx-recall --failed --json --limit 100 | jq -c 'select(.id) | [.id, .command]'
    claude mcp add ctx-recall -- ctx-recall --mcp`,
-	Flags: []ucli.Flag{cli.DBFlag, rangeFlag, jsonFlag, sessionFlag, tool, path, since, until, failed, query, limit, includeOutput, mcp},
+	Flags: []ucli.Flag{cli.DBFlag, rangeFlag, offset, jsonFlag, sessionFlag, tool, path, since, until, failed, query, limit, includeOutput, mcp},
 	Run:   runRecall,
 }
 
 var (
 	rangeFlag     = &ucli.StringFlag{Name: "range", EnvVars: []string{"CTX_RANGE"}, Usage: "with an ID: print lines `A,B` of the output only (1-based, inclusive)"}
+	offset        = &ucli.IntFlag{Name: "offset", EnvVars: []string{"CTX_OFFSET"}, Usage: "with an ID: print from byte `N` of the output (or of its --range) on, as memory_query pages a long line"}
 	jsonFlag      = cli.JSONFlag("print records as JSON lines (schema in docs/recall.md)")
 	sessionFlag   = &ucli.StringFlag{Name: "session", EnvVars: []string{"CTX_SESSION"}, Usage: "only the executions of session `ID`"}
 	tool          = &ucli.StringFlag{Name: "tool", EnvVars: []string{"CTX_TOOL"}, Usage: "only calls of tool `NAME` or of that kind (read, edit, shell, ...)"}
@@ -94,11 +95,11 @@ func runRecall(e *cli.Env) error {
 		}
 		return e.String(f.Name)
 	}
-	args := recall.Args{ID: id, Range: e.String(rangeFlag.Name), Session: e.String(sessionFlag.Name),
+	args := recall.Args{ID: id, IDGiven: e.NArg() > 0, Range: e.String(rangeFlag.Name), Offset: e.Int(offset.Name), Session: e.String(sessionFlag.Name),
 		Tool: str(tool), Path: str(path), Since: str(since), Until: str(until),
 		Failed: applies(failed) && e.Bool(failed.Name), Query: str(query), IncludeOutput: e.Bool(includeOutput.Name)}
 	if applies(limit) {
-		args.Limit = e.Int(limit.Name)
+		args.Limit, args.LimitGiven = e.Int(limit.Name), e.IsSet(limit.Name)
 	}
 	q, lines, err := args.Check()
 	if err != nil {
@@ -116,7 +117,10 @@ func runRecall(e *cli.Env) error {
 		if err != nil {
 			return cli.Failf("%v", err)
 		}
-		text := lines.Output(*rec.Output)
+		text, err := lines.Select(*rec.Output, rec.Lines)
+		if err != nil {
+			return cli.Failf("%s: %v", q.ID, err)
+		}
 		if !e.Bool(jsonFlag.Name) {
 			out.WriteString(text)
 			break

@@ -3,8 +3,6 @@
 package summarizecmd
 
 import (
-	"encoding/json"
-
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
@@ -44,6 +42,12 @@ last --protect-calls results or the last --protect-tokens tokens of tool output,
 holds fewer (the result that crosses the tokens included). Nothing changes unless the history
 is over --trigger tokens and the summaries save at least --min-savings tokens. --mode clear
 writes one line instead of a summary (and the lines that say what went wrong).
+
+--loop N is the rule for a pipe run before every request of a live loop: a result is summarized
+once it is not among the last N results, and nothing else keeps it whole (no window of tokens,
+calls or turns, not the latest read of a file, no minimum, no trigger), so that each result
+changes once, near the end of the history, and the prompt cache holds; ctx-dedupe --keep first
+--within N-1 before it keeps the rule. ctx-compact does this and weighs each change's cost.
 
 With --budget, the windows and --min-savings play no part: when the whole history (as ctx-count
 counts it) is over the budget, old results are replaced, the cheapest loss first, until it
@@ -86,6 +90,7 @@ EXAMPLES:
    ctx-summarize --mode clear --keep-recent 3 -i ~/.claude/projects/*/*.jsonl
    ctx-summarize --budget 30k --stats s.jsonl > fits.jsonl      # exit 3 when it cannot
    ctx-summarize --window 200k --trigger 75% --budget 50% s.jsonl
+   ctx-dedupe --keep first --within 2 < history.json | ctx-summarize --loop 3  # every request
    ctx-dedupe < s.jsonl | ctx-truncate | ctx-summarize | ctx-count --before s.jsonl
    ctx-summarize --llm --stats s.jsonl > smaller.jsonl              # Ollama on localhost
    ctx-summarize --llm --llm-url https://api.openai.com/v1 --llm-model gpt-4o-mini \
@@ -94,7 +99,7 @@ EXAMPLES:
 The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats prints one line
 a file on stderr; --json prints that report as JSON on stderr instead.`,
 	Flags: append(cli.FilterFlags(protectTokens, protectCalls, protectTurns, summarizeLatestReads, keepRecent, minSavings,
-		trigger, budget, window, excludeTools, mode, keepMirrors, jsonFlag, cli.EncodingFlag), llmFlags...),
+		trigger, budget, window, loop, excludeTools, mode, keepMirrors, jsonFlag, cli.EncodingFlag), llmFlags...),
 	Run: runSummarize,
 	MoreExitCodes: `
    3  --budget: a history does not fit the budget; the smallest history the rules reach is
@@ -126,12 +131,13 @@ var (
 		Usage: "change nothing unless the summaries save at least `N` tokens"}
 	trigger = &ucli.StringFlag{Name: "trigger", Value: "0", EnvVars: []string{"CTX_TRIGGER"},
 		Usage: "change nothing unless the history has more than `N` tokens (30000, 140k) or that share of --window (75%); 0: off"}
-	budget       = cli.BudgetFlag("0", "when the history has more than `N` tokens (30000, 140k) or that share of --window (70%), replace old results, the cheapest loss first, until it fits; exit status 3 when it cannot; 0: off.")
-	window       = cli.WindowFlag("the model's context window in `N` tokens, of which --budget and --trigger can be shares")
+	budget = cli.BudgetFlag("0", "when the history has more than `N` tokens (30000, 140k) or that share of --window (70%), replace old results, the cheapest loss first, until it fits; exit status 3 when it cannot; 0: off.")
+	window = cli.WindowFlag("the model's context window in `N` tokens, of which --budget and --trigger can be shares")
+	loop   = &ucli.IntFlag{Name: "loop", EnvVars: []string{"CTX_LOOP"},
+		Usage: "the live loop's rule: summarize a result once it is not among the last `N` results, whatever else would keep it whole, so that each result changes once and the prompt cache holds (docs/summarize.md); 0: off; not with --budget"}
 	excludeTools = &ucli.StringSliceFlag{Name: "exclude-tools", EnvVars: []string{"CTX_EXCLUDE_TOOLS"},
 		Usage: "never summarize the results of the tools `NAME,...` (any case); repeatable"}
-	mode = &ucli.StringFlag{Name: "mode", Value: string(summarize.ModeSummary), EnvVars: []string{"CTX_MODE"},
-		Usage: "what replaces an old result: `MODE` summary (made for the tool's kind) or clear (one line: the tool, its target, the size removed)"}
+	mode        = cli.ModeFlag(string(summarize.ModeSummary), "what replaces an old result: `MODE` summary (made for the tool's kind) or clear (one line: the tool, its target, the size removed)")
 	keepMirrors = cli.KeepMirrorsFlag("leave the copies of a summarized output that the format keeps beside it (Claude Code's toolUseResult) as they are")
 	jsonFlag    = cli.JSONFlag("print the report to stderr as JSON (schema in docs/summarize.md); implies --stats")
 )
@@ -168,6 +174,7 @@ func runSummarize(e *cli.Env) error {
 		ExcludeTools:         e.StringSlice(excludeTools.Name),
 		KeepMirrors:          e.Bool(keepMirrors.Name),
 		ModelInput:           e.Int(llmMaxInput.Name),
+		Loop:                 e.Int(loop.Name),
 		Handle:               e.Handles(),
 	}
 	f, err := summarize.New(opts)
@@ -207,16 +214,14 @@ func runSummarize(e *cli.Env) error {
 		}
 		if b := r.Budget; b != nil && b.Over() {
 			e.SetStatus(cli.ExitOverBudget)
-			return where + ": " + b.Why()
+			return b.Why()
 		}
 		return ""
 	})
 	if err != nil || !asJSON {
 		return err
 	}
-	enc := json.NewEncoder(e.Stderr)
-	enc.SetIndent("", "  ")
-	return enc.Encode(report)
+	return cli.WriteJSON(e.Stderr, report)
 }
 
 // budgetKeepRecent is --keep-recent under a budget, when not given: the

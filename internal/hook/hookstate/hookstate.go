@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,9 +25,15 @@ import (
 	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
+// ErrNotRegular is Read's error for a transcript path that is not a
+// regular file: a FIFO, which an open would wait on for as long as nothing
+// writes to it (every tool call then waiting for the agent's hook
+// timeout), a device, a directory.
+var ErrNotRegular = errors.New("not a regular file: not read")
+
 // stateVersion changes when the state file's meaning does; a state of
 // another version is read as none.
-const stateVersion = 1
+const stateVersion = 2
 
 // sessionState is what a hook keeps of one transcript between calls: Data,
 // its own summary of the calls read so far.
@@ -113,13 +120,21 @@ func Peek[T any](name, path string, format transcript.Format) T {
 // with its result, in order; none and a nil transcript when it gained
 // none) and returns the new summary, which is saved for the next call
 // under the hook's name. A line still being written is left for the next
-// call.
+// call. A path that is not a regular file is ErrNotRegular, before it is
+// opened.
 func Read[T any](name, path string, format transcript.Format, table *tools.Table,
 	add func(data T, t *transcript.Transcript, calls []*transcript.Call) T) (T, error) {
 	var zero T
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return zero, err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return zero, err
+	}
+	if !info.Mode().IsRegular() {
+		return zero, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	f, err := os.Open(abs)
 	if err != nil {

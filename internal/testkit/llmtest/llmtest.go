@@ -48,7 +48,8 @@ type Request struct {
 	N        int // its order of arrival, from 1
 	Model    string
 	Messages []Message
-	Cap      int // the value of the cap field
+	Cap      int    // the value of the cap field
+	Query    string // the URL's query, as sent
 }
 
 // Prompt is the content of the request's last message.
@@ -159,7 +160,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, problem)
 		return
 	}
-	req.N = n
+	req.N, req.Query = n, r.URL.RawQuery
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()

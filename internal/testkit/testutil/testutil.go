@@ -170,6 +170,21 @@ func Fixtures(t testing.TB) []string {
 	return files
 }
 
+// Scenarios lists the transcripts of testdata/ (testdata/*.jsonl), sorted:
+// each a situation that the formats' fixtures and the corpus lack (a Codex
+// rollout whose commands are polled with write_stdin), for the property
+// tests to add to them. They are not fixtures of a format: the goldens
+// made over every fixture do not change with them.
+func Scenarios(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(Root(t), "testdata", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios in testdata: %v", err)
+	}
+	sort.Strings(files)
+	return files
+}
+
 // Requests lists the API request bodies of testdata/requests, sorted: what
 // Claude Code and Codex sent a model server (their system prompts and tool
 // definitions shortened), a Chat Completions body of a mini-swe-agent run

@@ -1,0 +1,288 @@
+package countcmd
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/count"
+	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
+	"github.com/ctxkit/ctxkit/internal/timespan"
+	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/usage"
+)
+
+// costFlag is ctx-count --cost: what sessions cost by their own usage
+// records.
+var costFlag = &ucli.BoolFlag{Name: "cost", EnvVars: []string{"CTX_COST"},
+	Usage: "what the sessions cost, from their own usage records (Claude Code's message.usage, Codex's token_count, mini-swe-agent's responses): requests, input, cache reads, 5-minute and 1-hour cache writes, output and reasoning tokens, and dollars, by model (or --by day, project, session, file)"}
+
+// costHelp is what --help says of --cost.
+const costHelp = `
+COST (--cost): what the sessions cost, as ccusage reports it, from the usage that the API
+returned for each request and the agent kept: Claude Code's message.usage (input, cache reads,
+5-minute and 1-hour cache writes, output), Codex's token_count events (input, cached input,
+output, reasoning), mini-swe-agent's responses (prompt, cached, completion). Each request is
+priced as the model that answered it, from the embedded table (--price, --prices change it); a
+request seen in two files (a resumed session) counts once. Rows by model, or by day, project,
+session or file with --by (with the models of each); --since and --until keep the requests made
+in that span. A file without usage records says so on stderr; with none in any file, exit 1.`
+
+// costBys are the groupings of --cost: a request has a model, a time, a
+// session, a project and a file, not a tool.
+var costBys = []count.By{count.ByModel, count.ByDay, count.ByProject, count.BySession, count.ByFile}
+
+// notedWithout is how many files without usage records get a line each on
+// stderr; the others, a line together: a directory of Codex rollouts from
+// before token_count would fill the screen.
+const notedWithout = 3
+
+// costReport is ctx-count --cost's report, and its --json form.
+type costReport struct {
+	Version int        `json:"version"`
+	By      count.By   `json:"by"`
+	Prices  string     `json:"prices"` // the date of the embedded table
+	Since   *time.Time `json:"since,omitempty"`
+	Until   *time.Time `json:"until,omitempty"`
+	Files   int        `json:"files"`
+	// WithoutRecords lists the files that hold no usage records.
+	WithoutRecords []string    `json:"without_records"`
+	Rows           []costRow   `json:"rows"`
+	Total          usage.Total `json:"total"`
+}
+
+// costRow is one group's total, and (but by model) each model's in it.
+type costRow struct {
+	Key string `json:"key"`
+	usage.Total
+	Models []usage.Row `json:"models,omitempty"`
+}
+
+// countCost is ctx-count --cost: the usage records of every input, priced
+// and added up by group.
+func countCost(e *cli.Env) error {
+	for _, f := range []ucli.Flag{tee, before, budget, cli.EachLineFlag} {
+		if e.Given(f) {
+			return cli.Usagef("--%s does not go with --cost", f.Names()[0])
+		}
+	}
+	group := count.ByModel
+	if s := e.String(by.Name); s != "" {
+		b, err := count.ParseBy(s)
+		if err != nil || !slices.Contains(costBys, b) {
+			return cli.Usagef("--by %s: --cost groups by model, day, project, session or file", s)
+		}
+		group = b
+	}
+	var w count.Window
+	var err error
+	if w.Since, w.Until, err = timespan.Span(e.String(since.Name), e.String(until.Name), time.Local); err != nil {
+		return cli.Usagef("--%v", err)
+	}
+	prices, err := e.Prices()
+	if err != nil {
+		return err
+	}
+	srcs, err := e.Sources()
+	if err != nil {
+		return err
+	}
+	rep := costReport{Version: count.SchemaVersion, By: group, Prices: pricing.Default().Date(), WithoutRecords: []string{}, Rows: []costRow{}}
+	if !w.Since.IsZero() {
+		rep.Since = &w.Since
+	}
+	if !w.Until.IsZero() {
+		rep.Until = &w.Until
+	}
+	groups := map[string]*costRow{}
+	models := map[string]map[string]*usage.Row{}
+	seen := map[string]bool{}
+	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
+		t, err := e.Load(in)
+		if err != nil {
+			return nil, err
+		}
+		recs := usage.Read(in.Data, t.Format)
+		name := in.Display()
+		return func() error {
+			rep.Files++
+			if len(recs) == 0 {
+				rep.WithoutRecords = append(rep.WithoutRecords, name)
+				if len(rep.WithoutRecords) <= notedWithout {
+					e.Note(name + ": no usage records: " + noRecords(t.Format))
+				}
+				return nil
+			}
+			var kept []usage.Record
+			for _, r := range recs {
+				if w.Has(r.Time) {
+					kept = append(kept, r)
+				}
+			}
+			key := groupKey(group, name)
+			for _, row := range usage.Tally(kept, t.Format, prices, func(r usage.Record) string { return key(r) + "\x00" + r.Model }, seen) {
+				k, model, _ := strings.Cut(row.Key, "\x00")
+				g := groups[k]
+				if g == nil {
+					// A key is a view of the file's bytes: a copy lets them go.
+					k = strings.Clone(k)
+					g = &costRow{Key: k}
+					groups[k], models[k] = g, map[string]*usage.Row{}
+				}
+				g.Plus(row.Total)
+				rep.Total.Plus(row.Total)
+				m := models[k][model]
+				if m == nil {
+					model = strings.Clone(model)
+					m = &usage.Row{Key: orUnknown(model)}
+					models[k][model] = m
+				}
+				m.Plus(row.Total)
+			}
+			return nil
+		}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if n := len(rep.WithoutRecords) - notedWithout; n > 0 {
+		e.Note("and " + textfmt.Plural(n, "more file", "more files") + " without usage records (--json lists them all)")
+	}
+	if rep.Total.Requests == 0 && len(rep.WithoutRecords) == rep.Files {
+		if rep.Files == 0 {
+			return nil // every input failed, and said so
+		}
+		return cli.Failf("no usage records in %s: nothing to price (ctx-compact --replay estimates a session's cost from its transcript)", textfmt.Plural(rep.Files, "file", "files"))
+	}
+	for k, g := range groups {
+		if group != count.ByModel {
+			for _, m := range models[k] {
+				g.Models = append(g.Models, *m)
+			}
+			sort.Slice(g.Models, func(i, j int) bool {
+				a, b := g.Models[i], g.Models[j]
+				return a.Cost > b.Cost || a.Cost == b.Cost && a.Key < b.Key
+			})
+		}
+		rep.Rows = append(rep.Rows, *g)
+	}
+	sort.Slice(rep.Rows, func(i, j int) bool {
+		a, b := rep.Rows[i], rep.Rows[j]
+		if group == count.ByDay { // a calendar reads in order
+			return a.Key < b.Key
+		}
+		if a.Cost != b.Cost {
+			return a.Cost > b.Cost
+		}
+		return a.Key < b.Key
+	})
+	return e.Report(e.Bool(jsonFlag.Name), rep, rep.writeText)
+}
+
+// groupKey is the key of a request's group: its own model, day, project
+// or session (else its file), or its file.
+func groupKey(by count.By, file string) func(usage.Record) string {
+	switch by {
+	case count.ByDay:
+		return func(r usage.Record) string { return orUnknown(usage.ByDay(r)) }
+	case count.ByProject:
+		return func(r usage.Record) string { return orUnknown(usage.ByProject(r)) }
+	case count.BySession:
+		return func(r usage.Record) string {
+			if s := usage.BySession(r); s != "" {
+				return s
+			}
+			return file
+		}
+	case count.ByFile:
+		return func(usage.Record) string { return file }
+	}
+	return func(r usage.Record) string { return orUnknown(usage.ByModel(r)) }
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return count.Unknown
+	}
+	return s
+}
+
+// noRecords says why a transcript of format f holds no usage records.
+func noRecords(f transcript.Format) string {
+	switch f {
+	case transcript.ClaudeCode:
+		return "no assistant line has message.usage"
+	case transcript.Codex:
+		return "no token_count event"
+	case transcript.OpenAI:
+		return "no message keeps its response's usage (mini-swe-agent's extra.response.usage)"
+	}
+	return "the " + string(f) + " format keeps none"
+}
+
+// writeText writes the report as a table, most costly first (by day, in
+// order), and the total.
+func (r costReport) writeText(w io.Writer) error {
+	span := ""
+	if r.Since != nil {
+		span += " since " + r.Since.Format(time.RFC3339)
+	}
+	if r.Until != nil {
+		span += " until " + r.Until.Format(time.RFC3339)
+	}
+	if _, err := fmt.Fprintf(w, "Cost by %s, from the usage records of %s%s: %s, prices of %s\n\n", r.By,
+		textfmt.Plural(r.Files-len(r.WithoutRecords), "file", "files"), span, textfmt.Plural(r.Total.Requests, "request", "requests"), r.Prices); err != nil {
+		return err
+	}
+	withModels := r.By != count.ByModel
+	tb := textfmt.Table{Indent: "  ", Right: map[int]bool{}}
+	head := []string{strings.ToUpper(string(r.By))}
+	if withModels {
+		head = append(head, "MODELS")
+	}
+	for i := range 8 {
+		tb.Right[len(head)+i] = true
+	}
+	tb.Row(append(head, "REQUESTS", "INPUT", "CACHE READ", "CACHE WRITE 5M", "CACHE WRITE 1H", "OUTPUT", "REASONING", "COST")...)
+	unpriced := 0
+	row := func(key string, models []usage.Row, t usage.Total) {
+		cells := []string{key}
+		if withModels {
+			names := make([]string, len(models))
+			for i, m := range models {
+				names[i] = m.Key
+			}
+			cells = append(cells, strings.Join(names, ", "))
+		}
+		cost := textfmt.Dollars(t.Cost)
+		if t.Unpriced > 0 {
+			cost += "*"
+		}
+		tk := t.Tokens
+		tb.Row(append(cells, textfmt.Int(t.Requests), int64s(tk.Input), int64s(tk.CacheRead), int64s(tk.CacheWrite), int64s(tk.CacheWrite1h),
+			int64s(tk.Output), int64s(t.Reasoning), cost)...)
+	}
+	for _, x := range r.Rows {
+		row(x.Key, x.Models, x.Total)
+		unpriced += x.Unpriced
+	}
+	row("total", nil, r.Total)
+	if err := tb.Write(w); err != nil {
+		return err
+	}
+	if unpriced > 0 {
+		_, err := fmt.Fprintf(w, "\n* %s name a model the price table does not know, or none: priced as their format's usual model (give its prices with --price MODEL:input=N,output=N).\n",
+			textfmt.Plural(unpriced, "request", "requests"))
+		return err
+	}
+	return nil
+}
+
+func int64s(n int64) string { return textfmt.Int(int(n)) }

@@ -1,0 +1,241 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lineTransport is the server's stdio transport: newline-delimited JSON-RPC,
+// one message a line, as the SDK's IOTransport speaks it, with two
+// differences that keep a bad client from costing a good one its answers.
+// A line that is not a JSON-RPC message is answered with an error (-32700
+// when it is not JSON, -32600 otherwise, batches included: MCP has had none
+// since 2025-06-18) and skipped, where the SDK's transport ends the
+// session. And the end of the input waits for the answers to every request
+// read before it, where the SDK's cancels the ones still running.
+type lineTransport struct {
+	in  io.Reader
+	out io.Writer
+}
+
+// maxLine is the longest line read: a longer one is answered with an error
+// and skipped, not held in memory.
+const maxLine = mcp.DefaultMaxLineLength
+
+func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &lineConn{out: t.out, lines: make(chan line), closed: make(chan struct{}), pending: map[jsonrpc.ID]bool{}}
+	go c.read(bufio.NewReader(t.in))
+	return c, nil
+}
+
+// line is what the reading goroutine hands Read: a line, or why there are
+// no more.
+type line struct {
+	text    []byte
+	tooLong bool
+	err     error
+}
+
+type lineConn struct {
+	out     io.Writer
+	writeMu sync.Mutex
+
+	lines     chan line
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]bool // requests read and not answered yet
+	drained chan struct{}       // closed when pending empties, while the end of the input waits for it
+}
+
+// read reads lines for Read in a goroutine of its own, so that Close need
+// not wait for a read of stdin, which cannot be interrupted.
+func (c *lineConn) read(r *bufio.Reader) {
+	for {
+		var l line
+		for {
+			chunk, err := r.ReadSlice('\n')
+			if !l.tooLong {
+				if len(l.text)+len(chunk) > maxLine {
+					l.tooLong, l.text = true, nil
+				} else {
+					l.text = append(l.text, chunk...)
+				}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err != nil && len(l.text) == 0 && !l.tooLong {
+				l.err = err
+			}
+			break
+		}
+		select {
+		case c.lines <- l:
+		case <-c.closed:
+			return
+		}
+		if l.err != nil {
+			return
+		}
+	}
+}
+
+// Read returns the next message, answering the lines that are none.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		var l line
+		select {
+		case l = <-c.lines:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		}
+		if l.err != nil {
+			if err := c.answered(ctx); err != nil {
+				return nil, err
+			}
+			return nil, l.err
+		}
+		if msg := c.message(ctx, l); msg != nil {
+			return msg, nil
+		}
+	}
+}
+
+// message is a line's message, or nil when the line has been answered as
+// bad or is blank.
+func (c *lineConn) message(ctx context.Context, l line) jsonrpc.Message {
+	text := bytes.TrimSpace(l.text)
+	switch {
+	case l.tooLong:
+		c.refuse(ctx, nil, jsonrpc.CodeParseError, fmt.Sprintf("parse error: a line longer than %d bytes", maxLine))
+		return nil
+	case len(text) == 0:
+		return nil
+	case !json.Valid(text):
+		c.refuse(ctx, nil, jsonrpc.CodeParseError, "parse error: not JSON (one JSON-RPC message a line)")
+		return nil
+	case text[0] == '[':
+		c.refuse(ctx, nil, jsonrpc.CodeInvalidRequest, "invalid request: batches are not supported; send one message a line")
+		return nil
+	}
+	msg, err := jsonrpc.DecodeMessage(text)
+	if err != nil {
+		c.refuse(ctx, idOf(text), jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.mu.Lock()
+		busy := c.pending[req.ID]
+		c.pending[req.ID] = true
+		c.mu.Unlock()
+		if busy {
+			// The SDK would drop it without an answer.
+			c.refuse(ctx, idOf(text), jsonrpc.CodeInvalidRequest, "invalid request: the id of a request not answered yet")
+			return nil
+		}
+	}
+	return msg
+}
+
+// idOf is the id of a message that could not be read, when it has one
+// that can be: a string or a number.
+func idOf(text []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(text, &m) != nil || len(m.ID) == 0 || (m.ID[0] != '"' && m.ID[0] != '-' && (m.ID[0] < '0' || m.ID[0] > '9')) {
+		return nil
+	}
+	return m.ID
+}
+
+// refuse answers a bad line with a JSON-RPC error, with the line's id or
+// null when it has none that can be read.
+func (c *lineConn) refuse(ctx context.Context, id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	type wireError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	data, err := json.Marshal(struct {
+		Version string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   wireError       `json:"error"`
+	}{"2.0", id, wireError{code, message}})
+	if err == nil {
+		// A client that cannot be written to will show at the next
+		// answer, where the SDK sees the error.
+		_ = c.write(ctx, data)
+	}
+}
+
+// answered waits until every request read has been answered.
+func (c *lineConn) answered(ctx context.Context) error {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	c.drained = make(chan struct{})
+	drained := c.drained
+	c.mu.Unlock()
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closed:
+		return io.EOF
+	}
+}
+
+// Write writes a message on a line of its own.
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	err = c.write(ctx, data)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		delete(c.pending, resp.ID)
+		if len(c.pending) == 0 && c.drained != nil {
+			close(c.drained)
+			c.drained = nil
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *lineConn) write(ctx context.Context, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(append(data, '\n'))
+	return err
+}
+
+func (c *lineConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *lineConn) SessionID() string { return "" }
