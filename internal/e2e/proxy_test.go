@@ -1,17 +1,14 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
@@ -21,46 +18,17 @@ import (
 	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testkit/agenttest"
+	"github.com/ctxkit/ctxkit/internal/testkit/proxytest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // startProxy starts the ctx-proxy binary on a free port in front of the
-// scripted server, with its ledger and archive in dir, and returns its
-// URL and the function that stops it (SIGTERM; it must exit 0, having
-// logged nothing).
-func startProxy(t *testing.T, srv *agenttest.Server, dir string) (string, func()) {
+// scripted server, with its ledger and archive in dir.
+func startProxy(t *testing.T, srv *agenttest.Server, dir string) *proxytest.Proxy {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(tools(t), "ctx-proxy"), "--listen", "127.0.0.1:0", "--anthropic-url", srv.URL,
-		"--openai-url", srv.URL, "--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db"))
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewReader(stderr)
-	first, err := lines.ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(first), "listening on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		t.Fatalf("ctx-proxy's first line: %q (%v)", first, err)
-	}
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cmd.Process.Signal(syscall.SIGTERM)
-		rest, _ := io.ReadAll(lines)
-		if err := cmd.Wait(); err != nil || len(rest) > 0 {
-			t.Errorf("ctx-proxy: %v; it logged:\n%s", err, rest)
-		}
-	}
-	t.Cleanup(stop)
-	return "http://" + addr, stop
+	return proxytest.Start(t, exec.Command(filepath.Join(tools(t), "ctx-proxy"), "--listen", "127.0.0.1:0", "--anthropic-url", srv.URL,
+		"--openai-url", srv.URL, "--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db")))
 }
 
 // longSession is a session of 33 shell calls with long outputs, each file
@@ -126,9 +94,9 @@ func TestProxyAgents(t *testing.T) {
 			exe := c.agent.Install(t)
 			srv := server(t, longSession(c.tool, c.input))
 			dir := t.TempDir()
-			url, stop := startProxy(t, srv, dir) // Codex's provider takes it with /v1, as docs/proxy.md says
-			run := c.agent.Run(t, exe, agenttest.Session{Server: srv, BaseURL: url, Prompt: "Find out why the tests fail.", Files: sessionFiles()})
-			stop()
+			px := startProxy(t, srv, dir) // Codex's provider takes its URL with /v1, as docs/proxy.md says
+			run := c.agent.Run(t, exe, agenttest.Session{Server: srv, BaseURL: px.URL, Prompt: "Find out why the tests fail.", Files: sessionFiles()})
+			px.Stop(t)
 			if !strings.Contains(run.Stdout, "All done.") {
 				t.Errorf("the agent did not finish: %.500s", run.Stdout)
 			}

@@ -110,7 +110,7 @@ func TestSmoke(t *testing.T) {
 // (checkPlaybook). A binary in none of these fails the test, so that a new
 // one is added here.
 var (
-	filterBins  = []string{"ctx-dedupe", "ctx-truncate", "ctx-summarize"}
+	filterBins  = []string{"ctx-dedupe", "ctx-truncate", "ctx-summarize", "ctx-compact"}
 	archiveBins = []string{"ctx-archive", "ctx-recall"}
 	reportBins  = map[string][]string{
 		"ctx-count":     {"--json"},

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -16,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxkit/ctxkit/internal/replay"
+	"github.com/ctxkit/ctxkit/internal/testkit/proxytest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
@@ -152,15 +151,7 @@ func numbersCorpus(t *testing.T) {
 		if !strings.Contains(s.name, "/") || strings.HasPrefix(s.name, "formats/") {
 			continue
 		}
-		cu := &cacheUpstream{ctr: ctr, last: map[string]replay.Prompt{}}
-		up := newUpstream(t, cu.serve(t))
-		cfg := config(t, up)
-		ledger := &syncBuffer{}
-		cfg.Ledger = NewLedger(ledger, nil)
-		proxyURL, logs := serve(t, cfg)
-		s.replayed(t, proxyURL, up)
-		logs.settle()
-		got := Summarize(ledger.entries(t)).Total
+		got, _, _ := s.throughProxy(t, ctr)
 		want := s.replay(t, ctr)
 		t.Logf("%s: $%.6f sent, the replay $%.6f", s.name, got.Cost, want.Compacted.Cost)
 		rows = append(rows, fmt.Sprintf("| %s | %d | %s → %s | %.3f | %.3f |", s.name, got.Requests,
@@ -189,15 +180,9 @@ func numbersMemory(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, sseAnswer(body))
 	})
-	cmd := exec.Command(exe, "--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
-		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db"))
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	first, _ := bufio.NewReader(stderr).ReadString('\n')
-	proxyURL := "http://" + strings.TrimPrefix(strings.TrimSpace(first), "listening on ")
+	px := proxytest.Start(t, exec.Command(exe, "--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
+		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db")))
+	proxyURL := px.URL
 	const sessions, turns = 32, 100
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -217,7 +202,7 @@ func numbersMemory(t *testing.T) {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	status, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	status, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", px.Pid()))
 	if err != nil {
 		t.Fatal(err)
 	}

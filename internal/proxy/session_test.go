@@ -272,19 +272,7 @@ func TestReplayThroughHTTP(t *testing.T) {
 	ctr := counter(t)
 	for _, s := range sessions(t, ctr) {
 		t.Run(s.name, func(t *testing.T) {
-			cu := &cacheUpstream{ctr: ctr, last: map[string]replay.Prompt{}}
-			up := newUpstream(t, cu.serve(t))
-			cfg := config(t, up)
-			ledger := &syncBuffer{}
-			cfg.Ledger = NewLedger(ledger, nil)
-			proxyURL, logs := serve(t, cfg)
-			bodies := s.replayed(t, proxyURL, up)
-			logs.settle()
-			for _, line := range logs.all() {
-				t.Errorf("logged %s", line)
-			}
-
-			got := Summarize(ledger.entries(t)).Total
+			got, bodies, up := s.throughProxy(t, ctr)
 			want := s.replay(t, ctr)
 			// After the agent's own compaction of its history the proxy
 			// sees the history from there on, and its policy weighs what
@@ -309,6 +297,26 @@ func TestReplayThroughHTTP(t *testing.T) {
 			checkForms(t, s, bodies)
 		})
 	}
+}
+
+// throughProxy sends the session's requests, in order, through a proxy
+// to an upstream that bills by the cache model (cacheUpstream), and
+// returns the ledger's total, the bodies the upstream received and the
+// upstream. The proxy must log nothing.
+func (s session) throughProxy(t *testing.T, ctr tokens.Counter) (Row, [][]byte, *upstream) {
+	t.Helper()
+	cu := &cacheUpstream{ctr: ctr, last: map[string]replay.Prompt{}}
+	up := newUpstream(t, cu.serve(t))
+	cfg := config(t, up)
+	ledger := &syncBuffer{}
+	cfg.Ledger = NewLedger(ledger, nil)
+	proxyURL, logs := serve(t, cfg)
+	bodies := s.replayed(t, proxyURL, up)
+	logs.settle()
+	for _, line := range logs.all() {
+		t.Errorf("logged %s", line)
+	}
+	return Summarize(ledger.entries(t)).Total, bodies, up
 }
 
 // replay is ctx-compact --replay's account of the session: as it was and

@@ -1,7 +1,6 @@
 package proxycmd
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net/http"
@@ -9,15 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/proxy"
+	"github.com/ctxkit/ctxkit/internal/testkit/proxytest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
@@ -67,23 +65,9 @@ func TestServe(t *testing.T) {
 		}
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = env
-		stderr, err := cmd.StderrPipe()
+		px := proxytest.Start(t, cmd)
+		resp, err := http.Post(px.URL+"/v1/messages?beta=true", "application/json", bytes.NewReader(body))
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewReader(stderr)
-		first, err := lines.ReadString('\n')
-		addr, ok := strings.CutPrefix(strings.TrimSpace(first), "listening on ")
-		if err != nil || !ok || strings.HasSuffix(addr, ":0") {
-			cmd.Process.Kill()
-			t.Fatalf("first line %q (%v), want listening on ADDR", first, err)
-		}
-		resp, err := http.Post("http://"+addr+"/v1/messages?beta=true", "application/json", bytes.NewReader(body))
-		if err != nil {
-			cmd.Process.Kill()
 			t.Fatal(err)
 		}
 		answer, _ := io.ReadAll(resp.Body)
@@ -91,13 +75,7 @@ func TestServe(t *testing.T) {
 		if !bytes.Contains(answer, []byte("message_delta")) {
 			t.Errorf("the answer: %q", answer)
 		}
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		rest, _ := io.ReadAll(lines)
-		if err := cmd.Wait(); err != nil || len(rest) > 0 {
-			t.Errorf("after SIGTERM: %v, stderr %q", err, rest)
-		}
+		px.Stop(t)
 		mu.Lock()
 		sent := got
 		mu.Unlock()
