@@ -18,6 +18,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
+	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 	"github.com/ctxkit/ctxkit/internal/usage"
@@ -48,10 +49,7 @@ func sessionOf(t testing.TB, path string, ctr tokens.Counter) (session, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := transcript.Parse(data, transcript.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := transcripttest.Parse(t, data)
 	s := session{name: testutil.Name(path), tr: tr, hour: usage.HourCache(usage.Read(data, tr.Format))}
 	lines := bytes.Split(data, []byte("\n"))
 	record := func(m *transcript.Message) gjson.Result { // the JSONL line, or the document's element
