@@ -163,3 +163,22 @@ func FuzzStr(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStr decodes a tool output of 64 KB of escaped lines, with Str
+// and, for comparison, with gjson, whose decoder Str's replaces.
+func BenchmarkStr(b *testing.B) {
+	raw, _ := json.Marshal(strings.Repeat("=== RUN   TestStore17\n    store_test.go:142: Get(\"abc\"): got link\t→ want ErrNotFound\n", 700))
+	v := Value{Raw: string(raw)}
+	b.Run("jsonscan", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			_ = v.Str()
+		}
+	})
+	b.Run("gjson", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for b.Loop() {
+			_ = gjson.Parse(v.Raw).Str
+		}
+	})
+}
