@@ -299,7 +299,9 @@ func TestModelMixed(t *testing.T) {
 		case strings.Contains(r.Prompt(), "Tool: grep"):
 			return llmtest.Reply{Status: 503}
 		case strings.Contains(r.Prompt(), "Tool: bash"):
-		case len(r.Prompt())%3 == 0:
+		case strings.Contains(r.Prompt(), "Tool: read_file"), len(r.Prompt())%3 == 0:
+			// The fixture's read always, so that it has both fates
+			// without the corpus.
 			return llmtest.Reply{Content: "x", FinishReason: "length"}
 		}
 		return llmtest.Echo(15)(r)
