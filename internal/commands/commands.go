@@ -40,13 +40,3 @@ var All = []cli.Command{
 	// Between an agent and its model.
 	proxycmd.Command, // ctx-proxy: every request compacted on its way; the ledger of what it saved
 }
-
-// Lookup returns the command of a binary's name.
-func Lookup(name string) (cli.Command, bool) {
-	for _, c := range All {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return cli.Command{}, false
-}

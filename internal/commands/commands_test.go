@@ -31,13 +31,13 @@ func TestMain(m *testing.M) {
 	// the default one, in the temporary directory, and a filter archives
 	// only in the tests that ask it to. The commands that the scripts run
 	// are this binary too, and keep the environment their script gave them.
-	if _, isCommand := Lookup(strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")); !isCommand {
-		os.Unsetenv("CTX_ARCHIVE")
-		os.Setenv("XDG_DATA_HOME", filepath.Join(os.TempDir(), "ctxkit-cli-test-data"))
-	}
 	mains := map[string]func(){}
 	for _, cmd := range All {
 		mains[cmd.Name] = func() { os.Exit(cli.Main(cmd, os.Args, os.Stdin, os.Stdout, os.Stderr)) }
+	}
+	if _, isCommand := mains[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")]; !isCommand {
+		os.Unsetenv("CTX_ARCHIVE")
+		os.Setenv("XDG_DATA_HOME", filepath.Join(os.TempDir(), "ctxkit-cli-test-data"))
 	}
 	testscript.Main(m, mains)
 }

@@ -24,9 +24,6 @@ type TestCounts struct {
 	Packages, PackagesFailed int
 }
 
-// Any reports whether the output reported any count.
-func (c TestCounts) Any() bool { return c != TestCounts{} }
-
 // String is the counts for a summary: "47 tests, 45 passed, 2 failed; 3
 // packages, 1 failed"; "" when there are none.
 func (c TestCounts) String() string {

@@ -64,15 +64,6 @@ func Lang(file string, firstLine string) string {
 	return ""
 }
 
-// Languages are the languages Find knows, in the order docs list them.
-func Languages() []string {
-	out := make([]string, len(languages))
-	for i, l := range languages {
-		out[i] = l.name
-	}
-	return out
-}
-
 // Find returns the definitions in lines, a run of a file's lines in lang
 // (Lang) whose first is line first of the file, in line order; nil for a
 // language it does not know.

@@ -49,9 +49,9 @@ func TestSamples(t *testing.T) {
 		checkDefs(t, p, lines, 1, defs)
 		testutil.Golden(t, p+".golden", []byte(render(defs)))
 	}
-	for _, l := range Languages() {
-		if !langs[l] {
-			t.Errorf("no sample of %s in testdata", l)
+	for _, l := range languages {
+		if !langs[l.name] {
+			t.Errorf("no sample of %s in testdata", l.name)
 		}
 	}
 }
