@@ -14,6 +14,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/ctxkit/ctxkit/internal/hook/shellwrap"
 )
 
 // Agent is an agent whose hooks ctxkit answers.
@@ -89,6 +91,15 @@ func Parse(data []byte) (Payload, error) {
 		}
 		return ""
 	}
+	input := raw("tool_input")
+	// After a PreToolUse hook rewrote a Bash command (shellwrap), Claude
+	// Code gives the later hooks the rewritten one: they read the call as
+	// the model made it, as the transcript records it.
+	if cmd := gjson.Get(input, "command"); cmd.Type == gjson.String {
+		if original, ok := shellwrap.Unwrap(cmd.Str); ok {
+			input, _ = sjson.Set(input, "command", original)
+		}
+	}
 	return Payload{
 		Event:          str("hook_event_name"),
 		SessionID:      str("session_id"),
@@ -96,11 +107,31 @@ func Parse(data []byte) (Payload, error) {
 		Cwd:            str("cwd"),
 		ToolName:       str("tool_name"),
 		ToolUseID:      str("tool_use_id"),
-		ToolInput:      raw("tool_input"),
+		ToolInput:      input,
 		ToolResponse:   raw("tool_response"),
 		Source:         str("source"),
 		Error:          str("error"),
 	}, nil
+}
+
+// JSON is the payload as an agent would send it, with the fields Parse
+// reads: Parse(p.JSON()) is p.
+func (p Payload) JSON() []byte {
+	out := []byte(`{}`)
+	for _, f := range []struct{ key, value string }{
+		{"hook_event_name", p.Event}, {"session_id", p.SessionID}, {"transcript_path", p.TranscriptPath},
+		{"cwd", p.Cwd}, {"tool_name", p.ToolName}, {"tool_use_id", p.ToolUseID}, {"source", p.Source}, {"error", p.Error},
+	} {
+		if f.value != "" {
+			out, _ = sjson.SetBytes(out, f.key, f.value)
+		}
+	}
+	for _, f := range []struct{ key, raw string }{{"tool_input", p.ToolInput}, {"tool_response", p.ToolResponse}} {
+		if f.raw != "" {
+			out, _ = sjson.SetRawBytes(out, f.key, []byte(f.raw))
+		}
+	}
+	return out
 }
 
 // Response returns a string field of Claude Code's tool_response object by
@@ -158,6 +189,12 @@ func WithoutPersisted(response string) (string, error) {
 // model as an image rather than as text.
 func (p Payload) IsImage() bool {
 	return p.ToolResponse != "" && gjson.Get(p.ToolResponse, "isImage").Bool()
+}
+
+// IsImageOutput reports whether a Bash output is what Claude Code sends
+// the model as an image: a data: URI of an image, alone.
+func IsImageOutput(output string) bool {
+	return strings.HasPrefix(output, "data:image/") && strings.Contains(output[:min(len(output), 100)], ";base64,")
 }
 
 // EditResponse returns Claude Code's tool_response with the string fields
@@ -235,6 +272,17 @@ type Answer []byte
 func Deny(reason string) Answer {
 	out, _ := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`),
 		"hookSpecificOutput.permissionDecisionReason", reason)
+	return out
+}
+
+// UpdatedInput answers a PreToolUse hook: the tool runs with input (JSON
+// text, the whole of the tool's arguments) instead of the model's. It
+// carries no permissionDecision: an "allow" would skip the user's
+// permission rules and prompts, and Claude Code checks the new input
+// against them as it would have checked the model's.
+func UpdatedInput(input string) Answer {
+	out, _ := sjson.SetRawBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse"}}`),
+		"hookSpecificOutput.updatedInput", []byte(input))
 	return out
 }
 

@@ -44,6 +44,9 @@ func TestParse(t *testing.T) {
 		if got != c.want {
 			t.Errorf("Parse(%.60s)\n got %+v\nwant %+v", c.payload, got, c.want)
 		}
+		if back, err := Parse(got.JSON()); err != nil || back != got {
+			t.Errorf("Parse(JSON()) of %+v = %+v, %v", got, back, err)
+		}
 	}
 	for _, bad := range []string{"", "not json", `{"a":`, `[1,2]`, `"string"`} {
 		if _, err := Parse([]byte(bad)); err == nil {
