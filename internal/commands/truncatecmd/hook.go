@@ -29,7 +29,7 @@ import (
 // chars, which Claude Code keeps in a file and would show the model as a
 // 2 KB preview, is read from that file whole and cut the same way. The full
 // output is stored in the archive first (the default one, or --archive's;
-// --archive '' for none), and the cut cites its handle; an archive that
+// --archive ” for none), and the cut cites its handle; an archive that
 // cannot be written lets the output go on as Claude Code would show it,
 // and so does an image (isImage). A failed Bash call fires
 // PostToolUseFailure instead, which cannot replace its output: only the
