@@ -141,9 +141,9 @@ func TestMergeClaude(t *testing.T) {
 		"model": "opus", "env.BASH_DEFAULT_TIMEOUT_MS": "300000", "permissions.allow.0": "Bash(npm test:*)",
 		"permissions.deny.0": "Bash(git push --force:*)", "permissions.defaultMode": "default",
 		"hooks.PreToolUse.0.hooks.0.command": "~/bin/audit-bash.sh", "hooks.Stop.0.hooks.0.command": "notify-send done",
-		"statusLine.command": "~/.claude/statusline.sh",
+		"statusLine.command":  "~/.claude/statusline.sh",
 		"permissions.allow.2": memoryQuery, "permissions.allow.3": "Bash(set -o pipefail)",
-		"permissions.allow.4": "Bash(ctx-truncate --output-of:*)",
+		"permissions.allow.4":                "Bash(ctx-truncate --output-of:*)",
 		"hooks.PreToolUse.1.hooks.0.command": "ctx-loops --hook claude-code",
 		"hooks.PreToolUse.2.hooks.0.command": "ctx-truncate --hook claude-code",
 	} {
