@@ -21,7 +21,6 @@ package shellwrap
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -47,15 +46,26 @@ func Rules(name string) []string {
 // OutputOf is the filter's flag that names the call whose output it reads.
 const OutputOf = "--output-of"
 
-// id is what a call id may hold to be written into a command line as is.
-var id = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// plainID reports whether a call id can be written into a command line as
+// it is: 1 to 128 letters, digits, _ and -.
+func plainID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Filter is the command a rewritten line pipes into: name (the filter's
 // command as the hook was run: ctx-truncate, or its path), OutputOf and
 // the call id, then args, each quoted for the shell. false when the id or
 // a word cannot be written safely.
 func Filter(name, callID string, args ...string) (string, bool) {
-	if !id.MatchString(callID) {
+	if !plainID(callID) {
 		return "", false
 	}
 	words := append([]string{name, OutputOf, callID}, args...)
@@ -103,7 +113,7 @@ func Unwrap(line string) (string, bool) {
 		return "", false
 	}
 	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) < 3 || call.Args[1].Lit() != OutputOf || !id.MatchString(call.Args[2].Lit()) {
+	if !ok || len(call.Args) < 3 || call.Args[1].Lit() != OutputOf || !plainID(call.Args[2].Lit()) {
 		return "", false
 	}
 	return original, true
