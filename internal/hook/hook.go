@@ -8,6 +8,7 @@ package hook
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -67,6 +68,9 @@ type Payload struct {
 	Source       string // SessionStart: startup, resume, clear, compact
 	// Error is what a failed call gave (Claude Code's PostToolUseFailure).
 	Error string
+	// PermissionMode is Claude Code's: default, acceptEdits, plan,
+	// bypassPermissions...
+	PermissionMode string
 }
 
 // Parse reads a payload. Only JSON that is not an object is an error; what
@@ -111,6 +115,7 @@ func Parse(data []byte) (Payload, error) {
 		ToolResponse:   raw("tool_response"),
 		Source:         str("source"),
 		Error:          str("error"),
+		PermissionMode: str("permission_mode"),
 	}, nil
 }
 
@@ -121,6 +126,7 @@ func (p Payload) JSON() []byte {
 	for _, f := range []struct{ key, value string }{
 		{"hook_event_name", p.Event}, {"session_id", p.SessionID}, {"transcript_path", p.TranscriptPath},
 		{"cwd", p.Cwd}, {"tool_name", p.ToolName}, {"tool_use_id", p.ToolUseID}, {"source", p.Source}, {"error", p.Error},
+		{"permission_mode", p.PermissionMode},
 	} {
 		if f.value != "" {
 			out, _ = sjson.SetBytes(out, f.key, f.value)
@@ -132,6 +138,45 @@ func (p Payload) JSON() []byte {
 		}
 	}
 	return out
+}
+
+// ClaudeAllows reports whether Claude Code would run a Bash command line
+// made of the given rules' parts without asking: in the bypassPermissions
+// mode, or when every rule is in the permissions.allow of a settings file
+// it reads (the user's, the project's, the project's local one, the
+// managed one). The project is $CLAUDE_PROJECT_DIR, which Claude Code sets
+// for its hooks, else the payload's cwd.
+func (p Payload) ClaudeAllows(rules []string) bool {
+	if p.PermissionMode == "bypassPermissions" {
+		return true
+	}
+	project := os.Getenv("CLAUDE_PROJECT_DIR")
+	if project == "" {
+		project = p.Cwd
+	}
+	files := []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json"),
+		"/etc/claude-code/managed-settings.json"}
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		files = append(files, filepath.Join(dir, "settings.json"))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".claude", "settings.json"))
+	}
+	allowed := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, r := range gjson.GetBytes(data, "permissions.allow").Array() {
+			allowed[r.Str] = true
+		}
+	}
+	for _, r := range rules {
+		if !allowed[r] {
+			return false
+		}
+	}
+	return true
 }
 
 // Response returns a string field of Claude Code's tool_response object by

@@ -59,14 +59,21 @@ func hookHandler(e *cli.Env, f *truncate.Filter, opts truncate.Options) cli.Hand
 
 // rewrite answers PreToolUse: the command rewritten to pipe its output
 // into ctx-truncate --output-of, with this hook's options, when
-// hook/shellwrap takes it; else nothing. The payload is kept for the
+// hook/shellwrap takes it and Claude Code will run the two parts it adds
+// without asking (hook.Payload.ClaudeAllows); else nothing. The payload is kept for the
 // filter, which archives the output under the call.
 func rewrite(e *cli.Env, p hook.Payload) (hook.Answer, error) {
 	cmd := gjson.Get(p.ToolInput, "command")
 	if cmd.Type != gjson.String || gjson.Get(p.ToolInput, "run_in_background").Bool() {
 		return nil, nil
 	}
-	filter, ok := shellwrap.Filter(self(e), p.ToolUseID, e.HookArgs()...)
+	// Without the rules that let its two parts through, the rewritten
+	// line would make Claude Code ask where the original would not have.
+	name := self(e)
+	if !p.ClaudeAllows(shellwrap.Rules(name)) {
+		return nil, nil
+	}
+	filter, ok := shellwrap.Filter(name, p.ToolUseID, e.HookArgs()...)
 	if !ok {
 		return nil, nil
 	}

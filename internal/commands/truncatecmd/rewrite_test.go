@@ -2,6 +2,7 @@ package truncatecmd
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestRewrite(t *testing.T) {
 	t.Setenv("CTX_STATE_DIR", t.TempDir())
 	db := filepath.Join(t.TempDir(), "archive.db")
 	const id = "toolu_01RewriteTestRewriteTest"
-	payload := `{"session_id":"s-rw","transcript_path":"/t.jsonl","cwd":"/home/dev/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cd app && pytest -x","description":"Run the tests","timeout":60000},"tool_use_id":"` + id + `"}`
+	payload := `{"session_id":"s-rw","transcript_path":"/t.jsonl","cwd":"/home/dev/p","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cd app && pytest -x","description":"Run the tests","timeout":60000},"tool_use_id":"` + id + `"}`
 	answer := run(t, payload, "--hook", "claude-code", "--archive", db, "--max-chars", "5000")
 	out := gjson.Get(answer, "hookSpecificOutput")
 	if out.Get("permissionDecision").Exists() || out.Get("hookEventName").Str != "PreToolUse" {
@@ -76,9 +77,24 @@ func TestRewrite(t *testing.T) {
 }
 
 // TestRewriteLeavesAlone: no answer for a command the rewrite leaves
-// alone, one run in the background, another tool, or Codex.
+// alone, one run in the background, another tool, Codex, or where Claude
+// Code would ask before running the rewritten line (no settings allow its
+// two added parts, and the mode asks).
 func TestRewriteLeavesAlone(t *testing.T) {
 	t.Setenv("CTX_STATE_DIR", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	asks := `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test"},"tool_use_id":"toolu_01LeftAloneLeftAlone"}`
+	if got := run(t, asks, "--hook", "claude-code"); got != "" {
+		t.Errorf("without the rules: answered %s", got)
+	}
+	home := os.Getenv("HOME")
+	_ = os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	_ = os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"permissions":{"allow":["Bash(set -o pipefail)","Bash(ctx-truncate --output-of:*)"]}}`), 0o644)
+	if got := run(t, asks, "--hook", "claude-code"); !strings.Contains(got, "updatedInput") {
+		t.Errorf("with the rules in the user's settings: answered %q", got)
+	}
 	base := `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test"},"tool_use_id":"toolu_01LeftAloneLeftAlone"}`
 	bg, _ := sjson.Set(base, "tool_input.run_in_background", true)
 	pipe, _ := sjson.Set(base, "tool_input.command", "make test | tail")
