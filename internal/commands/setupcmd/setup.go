@@ -221,7 +221,7 @@ func (t target) change(rec record, remove bool) (change, error) {
 			c.new, c.notes, err = removeJSON(old, c.made.JSON)
 		}
 	} else if t.toml != nil {
-		c.new, c.made.TOML, err = addTOML(old, t.toml)
+		c.new, c.made.TOML, c.notes, err = addTOMLNoting(old, t.toml)
 	} else {
 		c.new, c.made.JSON, err = addJSON(old, t.json)
 	}

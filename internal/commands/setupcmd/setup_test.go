@@ -323,6 +323,11 @@ func TestCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".codex", "hooks.json")); err == nil {
 		t.Error("hooks.json was written beside a broken config.toml")
 	}
+	_ = os.WriteFile(config, []byte("model_provider = \"gateway\"\n"), 0o644)
+	if _, stderr, code := setup(t, home, "codex", "--proxy", "http://127.0.0.1:4747"); code != 0 || !strings.Contains(stderr, "model_provider is gateway already: left as it is") ||
+		!strings.Contains(read(t, config), `base_url = "http://127.0.0.1:4747/v1"`) {
+		t.Errorf("--proxy beside another provider: exit %d: %s\n%s", code, stderr, read(t, config))
+	}
 	if _, stderr, code := setup(t, home, "cursor"); code != 2 || !strings.Contains(stderr, "claude-code or codex") {
 		t.Errorf("an unknown agent: exit %d: %s", code, stderr)
 	}

@@ -62,13 +62,24 @@ func (a tomlAdd) present(m map[string]any) bool {
 // addTOML makes the additions doc lacks, and returns the document and the
 // additions made.
 func addTOML(doc []byte, adds []tomlAdd) ([]byte, []tomlAdd, error) {
+	doc, made, _, err := addTOMLNoting(doc, adds)
+	return doc, made, err
+}
+
+// addTOMLNoting is addTOML, with a note for each top-level key left as the
+// user set it, to another value than ctxkit's.
+func addTOMLNoting(doc []byte, adds []tomlAdd) ([]byte, []tomlAdd, []string, error) {
 	m, err := parseTOML(doc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var made []tomlAdd
+	var notes []string
 	for _, a := range adds {
 		if a.present(m) {
+			if want, _ := parseTOML([]byte(a.Text)); a.Key != "" && !jsonEqual(want[a.Key], m[a.Key]) {
+				notes = append(notes, fmt.Sprintf("%s is %v already: left as it is (ctxkit's: %s)", a.Key, m[a.Key], a.Text))
+			}
 			continue
 		}
 		if a.Key != "" {
@@ -85,9 +96,9 @@ func addTOML(doc []byte, adds []tomlAdd) ([]byte, []tomlAdd, error) {
 		made = append(made, a)
 	}
 	if _, err := parseTOML(doc); err != nil {
-		return nil, nil, fmt.Errorf("ctxkit's additions would not fit with what is there (%v)", err)
+		return nil, nil, nil, fmt.Errorf("ctxkit's additions would not fit with what is there (%v)", err)
 	}
-	return doc, made, nil
+	return doc, made, notes, nil
 }
 
 // topKeysEnd is where a new top-level key goes: after the line of the
