@@ -121,7 +121,7 @@ func patchChanges(c *transcript.Call, text string, norm func(string) string) []f
 // content.
 func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 	r := c.Result
-	if r == nil || r.Failed() || c.Kind != tools.Read || c.Args.Command != "" || !c.Args.Range.Whole() {
+	if r == nil || !r.OK() || c.Kind != tools.Read || c.Args.Command != "" || !c.Args.Range.Whole() {
 		return "", false
 	}
 	if t.Format == transcript.SWEAgent {

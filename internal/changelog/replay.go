@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -154,10 +155,13 @@ func (r *replayer) base(c *transcript.Call, p string, action Action) Change {
 	if r.opts.Context {
 		ch.Context = contextOf(r.t, c)
 	}
-	if c.Result == nil {
-		ch.Failed, ch.Error = true, "no result in the transcript"
-	} else if o := c.Result.Outcome(); o.Failed {
-		ch.Failed, ch.Error = true, o.Message(c.Result.Text())
+	o := c.Outcome()
+	ch.End, ch.Failed = o.End, o.Failed()
+	switch {
+	case o.End == outcome.NoResult:
+		ch.Error = "no result in the transcript"
+	case o.End != outcome.OK:
+		ch.Error = o.Message(c.Last().Text())
 	}
 	return ch
 }
@@ -168,8 +172,8 @@ func (r *replayer) read(c *transcript.Call, p string) Change {
 	ch.Counted = true
 	st := r.file(p)
 	switch content, ok := fullRead(r.t, c); {
-	case ch.Failed:
-		ch.Description = "failed"
+	case !ch.Applied():
+		ch.Description = ch.End.String()
 	case ok:
 		ch.FullContent = true
 		ch.Description = "the whole file, " + lines(patch.CountLines(content))
@@ -194,7 +198,7 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	if ch.Action == Write && c.Result != nil && strings.HasPrefix(c.Result.Text(), "File created") {
 		ch.Action = Create // Claude Code's Write says whether the file is new
 	}
-	if ch.Failed {
+	if !ch.Applied() {
 		m := measurePieces(fc.path, fc.to, ch.Action, fc.op.pieces(), false)
 		ch.Added, ch.Removed, ch.Counted = m.added, m.removed, m.counted && fc.op.pieces() != nil
 		ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes

@@ -173,11 +173,16 @@ func TestFailedMessage(t *testing.T) {
 		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`,
 			"<returncode>2</returncode>\n<output>\nsed: can't read x.txt: No such file or directory\n</output>", false, "failed, exit 2: sed: can't read x.txt: No such file or directory"},
 		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`, "<returncode>2</returncode>\n<output>\n</output>", false, "failed, exit 2"},
+		{"Edit", `{"file_path":"x.txt","old_string":"a","new_string":"b"}`,
+			"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", true,
+			"denied: The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file)."},
+		{"Edit", `{"file_path":"x.txt","old_string":"a","new_string":"b"}`, "<tool_use_error>Sibling tool call errored</tool_use_error>", true, "cancelled: Sibling tool call errored"},
 	} {
 		tr := oneCall(t, transcript.Anthropic, c.tool, c.input, c.output, c.isError)
 		rep := NewChangelog([]*History{Analyze(tr, "s", Options{})}, ReportOptions{IncludeFailed: true})
-		if f := rep.Changelogs[0].Failed; len(f) != 1 || f[0].Error != c.want {
-			t.Errorf("%s %s: failed %+v, want the error %q", c.tool, c.input, f, c.want)
+		cl := rep.Changelogs[0]
+		if f := cl.NotApplied; len(f) != 1 || f[0].Error != c.want || len(cl.Files) != 0 || cl.Totals.NotApplied() != 1 {
+			t.Errorf("%s %s: not made %+v, files %+v; want the error %q", c.tool, c.input, f, cl.Files, c.want)
 		}
 	}
 }

@@ -49,8 +49,8 @@ func TestDeniedCallsAreNoSteps(t *testing.T) {
 				session.WriteString(c.line(i, c.block, true))
 			}
 			tr := transcripttest.Parse(t, []byte(session.String()))
-			if rep := d.Analyze(tr); rep.Calls != 2 || rep.Failed != 2 || rep.Denied != 6 {
-				t.Errorf("report: %d calls, %d failed, %d denied; want 2, 2, 6", rep.Calls, rep.Failed, rep.Denied)
+			if rep := d.Analyze(tr); rep.Calls != 8 || rep.Failed != 2 || rep.Denied != 6 {
+				t.Errorf("report: %d calls, %d failed, %d denied; want 8, 2, 6", rep.Calls, rep.Failed, rep.Denied)
 			}
 		})
 	}
