@@ -242,3 +242,29 @@ func TestChangesOf(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnLimits: what ctx-changelog cannot follow it says as its own limit,
+// not as the tool's error; a write of a file the session had not seen does
+// not claim the file had a content before; the header names the file
+// read even when the format gives no session id.
+func TestOwnLimits(t *testing.T) {
+	tr := oneCall(t, transcript.Anthropic, "Bash", `{"command":"sed -i 'y/ab/cd/' x.txt"}`, "", false)
+	var out strings.Builder
+	rep := NewChangelog([]*History{Analyze(tr, "s.json", Options{})}, ReportOptions{})
+	if err := rep.WriteMarkdown(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"s.json (anthropic): 1 file changed: 1 change, lines not counted.",
+		"lines changed not known: ctx-changelog cannot follow this sed script: command",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
+	}
+	tr = oneCall(t, transcript.Anthropic, "Bash", "{\"command\":\"cat > new.txt <<'EOF'\\nhello\\nEOF\"}", "", false)
+	h := Analyze(tr, "s.json", Options{})
+	if d := h.Changes[0].Description; d != "1 line written; the transcript does not show whether the file existed before" {
+		t.Errorf("a write of a file not seen before: %q", d)
+	}
+}

@@ -197,6 +197,12 @@ func (s *Step) Done(kind tools.Kind, failed bool, output string, exitCode outcom
 		return
 	}
 	s.ExitCode = exitCode
+	if first, ok := outcome.Refusal(output); ok {
+		// An edit its tool refused: the error is the refusal, whatever
+		// input it shows.
+		s.Error, s.ErrorHash = textfmt.Clip(first, 200), fingerprint(first)
+		return
+	}
 	body := strings.TrimSpace(outcome.Body(output))
 	if onlyExitStatus(body) {
 		return // a grep that found nothing: no error text to compare

@@ -70,10 +70,30 @@ var notRun = []struct {
 	{"The user doesn't want to take this action right now.", Cancelled, "the user interrupted it"},
 	{"[Request interrupted by user for tool use]", Cancelled, "the user interrupted it"},
 	// SWE-agent's editor: the edit was not applied.
-	{"Your proposed edit has introduced new syntax error(s).", Failed, "not applied"},
-	{"Your edit was not applied", Failed, "not applied"},
-	{"No replacement was performed", Failed, "not applied"},
-	{"No file open", Failed, "not applied"},
+	{"Your proposed edit has introduced new syntax error(s).", Failed, notApplied},
+	{"Your edit was not applied", Failed, notApplied},
+	{"No replacement was performed", Failed, notApplied},
+	{"No file open", Failed, notApplied},
+}
+
+// notApplied is the Reason of an edit its tool refused.
+const notApplied = "not applied"
+
+// Refusal is the first line of an output in which a tool refused its
+// call's input (SWE-agent's "Your proposed edit has introduced new syntax
+// error(s). …"), and whether text is one. Two refusals with the same first
+// line are the same error: the rest shows the input refused, which
+// changes from one try to the next.
+func Refusal(text string) (string, bool) {
+	head := text
+	if len(head) > HeadBytes {
+		head = head[:HeadBytes]
+	}
+	if end, reason, ok := readNotRun(head); !ok || end != Failed || reason != notApplied {
+		return "", false
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	return strings.TrimSpace(first), true
 }
 
 // LoopsDenial is the first line of what ctx-loops' hook gives as the

@@ -48,7 +48,7 @@ func TestEndMessage(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"<tool_use_error>Sibling tool call errored</tool_use_error>", "cancelled: Sibling tool call errored"},
 		{"exec command rejected by user", "denied: exec command rejected by user"},
-		{"Your proposed edit has introduced new syntax error(s). Please retry.\n\nERRORS:\n- E999 SyntaxError: unmatched ']'\n", "- E999 SyntaxError: unmatched ']'"},
+		{"Your proposed edit has introduced new syntax error(s). Please retry.\n\nERRORS:\n- E999 SyntaxError: unmatched ']'\n", "not applied: E999 SyntaxError: unmatched ']'"},
 	}
 	for _, c := range cases {
 		if got := Read(c.text, Hint{IsError: true}).Message(c.text); got != c.want {
@@ -61,6 +61,18 @@ func TestEndStrings(t *testing.T) {
 	for e, want := range map[End]string{OK: "ok", Failed: "failed", Denied: "denied", Cancelled: "cancelled", NoResult: "no result"} {
 		if got, _ := e.MarshalText(); e.String() != want || string(got) != want {
 			t.Errorf("%d: %q, %q; want %q", e, e.String(), got, want)
+		}
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	lint := "Your proposed edit has introduced new syntax error(s). Please retry.\n\nERRORS:\n- E999 SyntaxError: unmatched ')'\n\nThis is how your edit would have looked if applied\n"
+	if first, ok := Refusal(lint); !ok || first != "Your proposed edit has introduced new syntax error(s). Please retry." {
+		t.Errorf("Refusal = %q, %v", first, ok)
+	}
+	for _, text := range []string{"Error: Text not found", "<tool_use_error>Sibling tool call errored</tool_use_error>", "ok", ""} {
+		if first, ok := Refusal(text); ok {
+			t.Errorf("Refusal(%q) = %q, a refusal", text, first)
 		}
 	}
 }

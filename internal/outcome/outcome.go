@@ -285,6 +285,9 @@ func (o Outcome) Message(text string) string {
 		return o.End.String() + ": " + textfmt.Clip(strings.TrimSpace(firstLine(strings.TrimSpace(Body(text)))), 200)
 	}
 	line := ErrorLine(text)
+	if o.Reason == notApplied {
+		return notApplied + ": " + strings.TrimPrefix(line, "- ")
+	}
 	if o.ExitCode.Nonzero() {
 		if line == "" {
 			return Status(true, o.ExitCode)
