@@ -176,7 +176,7 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 // callsLine counts the calls by how they ended: "105 tool calls (57
 // polls), 4 failed, 2 denied".
 func callsLine(r Report) string {
-	s := textfmt.Int(r.ToolCalls) + " tool calls"
+	s := textfmt.Plural(r.ToolCalls, "tool call", "tool calls")
 	if r.Polls > 0 {
 		s += " (" + textfmt.Plural(r.Polls, "poll", "polls") + ")"
 	}

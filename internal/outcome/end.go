@@ -1,6 +1,9 @@
 package outcome
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // End is how a call ended: the one classification that every report, the
 // page and every --json give, so that they count the same calls the same
@@ -41,6 +44,17 @@ func (e End) String() string {
 
 // MarshalText writes the end's name, for --json.
 func (e End) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// UnmarshalText reads an end's name, for a program that reads --json.
+func (e *End) UnmarshalText(text []byte) error {
+	for i, name := range endNames {
+		if string(text) == name {
+			*e = End(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown end %q (want ok, failed, denied, cancelled or no result)", text)
+}
 
 // Ran reports whether the call ran: it did not fail to run because it was
 // denied or cancelled. A call without a result may have run.

@@ -59,8 +59,10 @@ func TestEndMessage(t *testing.T) {
 
 func TestEndStrings(t *testing.T) {
 	for e, want := range map[End]string{OK: "ok", Failed: "failed", Denied: "denied", Cancelled: "cancelled", NoResult: "no result"} {
-		if got, _ := e.MarshalText(); e.String() != want || string(got) != want {
-			t.Errorf("%d: %q, %q; want %q", e, e.String(), got, want)
+		got, _ := e.MarshalText()
+		var back End
+		if err := back.UnmarshalText(got); e.String() != want || string(got) != want || err != nil || back != e {
+			t.Errorf("%d: %q, %q, back %v (%v); want %q", e, e.String(), got, back, err, want)
 		}
 	}
 }
@@ -74,5 +76,12 @@ func TestRefusal(t *testing.T) {
 		if first, ok := Refusal(text); ok {
 			t.Errorf("Refusal(%q) = %q, a refusal", text, first)
 		}
+	}
+}
+
+func TestEndUnknown(t *testing.T) {
+	var e End
+	if err := e.UnmarshalText([]byte("maybe")); err == nil {
+		t.Error("an unknown end read without an error")
 	}
 }

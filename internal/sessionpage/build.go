@@ -224,7 +224,10 @@ type Call struct {
 	Tool    string
 	Kind    tools.Kind
 	Target  string
-	Tokens  int // its result's
+	// Path is the file a read read (transcript.Reads); "" for any other
+	// call.
+	Path   string
+	Tokens int // its results
 	// Status is how it ended: "ok", "failed", "denied", "cancelled" or
 	// "no result" (outcome.End).
 	Status string
@@ -679,11 +682,11 @@ func (p *Page) calls(s *session) {
 			turnOf[i] = k + 1
 		}
 	}
-	_, again := t.Reads()
+	read, again := t.Reads()
 	at := places(t)
 	for c := range t.Commands() {
 		call := Call{N: len(p.Timeline) + 1, ID: c.ID, Request: turnOf[c.Message.Index], Tool: c.Name, Kind: c.Kind,
-			Target: c.Args.Label(c.Kind, t.Cwd), Status: c.End().String(), Reread: again[c.Index]}
+			Target: c.Args.Label(c.Kind, t.Cwd), Path: read[c.Index], Status: c.End().String(), Reread: again[c.Index]}
 		for r := range c.Results() {
 			call.Tokens += tl.Results[r.Index]
 			if call.Filter == "" {
