@@ -278,8 +278,14 @@ func (r costReport) writeText(w io.Writer) error {
 		return err
 	}
 	if unpriced > 0 {
-		_, err := fmt.Fprintf(w, "\n* %s name a model the price table does not know, or none: priced as their format's usual model (give its prices with --price MODEL:input=N,output=N).\n",
-			textfmt.Plural(unpriced, "request", "requests"))
+		if _, err := fmt.Fprintf(w, "\n* %s name a model the price table does not know, or none: priced as their format's usual model (give its prices with --price MODEL:input=N,output=N).\n",
+			textfmt.Plural(unpriced, "request", "requests")); err != nil {
+			return err
+		}
+	}
+	if n := r.Total.Skipped; n > 0 {
+		_, err := fmt.Fprintf(w, "\n%s left out of every sum: a count of tokens in the usage that cannot be (below 0, with a fraction, or over %s).\n",
+			textfmt.Plural(n, "request", "requests"), textfmt.Int(usage.MaxTokens))
 		return err
 	}
 	return nil
