@@ -468,38 +468,9 @@ func (a *Archive) snippet(ctx context.Context, fts string, outputID, execID int6
 // Any other character is taken literally, so that a path or an error
 // message can be pasted as it is; a NUL separates words, as a space does.
 func FTSQuery(text string) (string, error) {
-	type term struct {
-		s  string
-		op bool
-	}
-	var terms []term
-	// SQLite's parser ends a query at a NUL, which the tokenizer reads as
-	// a space anyway.
-	rest := strings.TrimSpace(strings.ReplaceAll(text, "\x00", " "))
-	for rest != "" {
-		if rest[0] == '"' {
-			end := strings.IndexByte(rest[1:], '"')
-			if end < 0 {
-				return "", fmt.Errorf("%w: unclosed quote in %q", ErrBadQuery, text)
-			}
-			terms = append(terms, term{s: quote(rest[1 : end+1])})
-			rest = strings.TrimSpace(rest[end+2:])
-			continue
-		}
-		i := strings.IndexAny(rest, " \t\n\r")
-		if i < 0 {
-			i = len(rest)
-		}
-		word := rest[:i]
-		rest = strings.TrimSpace(rest[i:])
-		switch {
-		case word == "OR" || word == "AND" || word == "NOT":
-			terms = append(terms, term{s: word, op: true})
-		case strings.HasSuffix(word, "*") && len(word) > 1:
-			terms = append(terms, term{s: quote(strings.TrimSuffix(word, "*")) + "*"})
-		default:
-			terms = append(terms, term{s: quote(word)})
-		}
+	terms, err := ftsTerms(text)
+	if err != nil {
+		return "", err
 	}
 	var out []string
 	ops := 0
@@ -529,6 +500,47 @@ func FTSQuery(text string) (string, error) {
 		return "", fmt.Errorf("%w: no words", ErrBadQuery)
 	}
 	return strings.Join(out, " "), nil
+}
+
+// ftsTerm is a word, a phrase or a prefix of a query, quoted for FTS5, or
+// an operator.
+type ftsTerm struct {
+	s  string
+	op bool
+}
+
+// ftsTerms splits a query's text into its terms.
+func ftsTerms(text string) ([]ftsTerm, error) {
+	var terms []ftsTerm
+	// SQLite's parser ends a query at a NUL, which the tokenizer reads as
+	// a space anyway.
+	rest := strings.TrimSpace(strings.ReplaceAll(text, "\x00", " "))
+	for rest != "" {
+		if rest[0] == '"' {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return nil, fmt.Errorf("%w: unclosed quote in %q", ErrBadQuery, text)
+			}
+			terms = append(terms, ftsTerm{s: quote(rest[1 : end+1])})
+			rest = strings.TrimSpace(rest[end+2:])
+			continue
+		}
+		i := strings.IndexAny(rest, " \t\n\r")
+		if i < 0 {
+			i = len(rest)
+		}
+		word := rest[:i]
+		rest = strings.TrimSpace(rest[i:])
+		switch {
+		case word == "OR" || word == "AND" || word == "NOT":
+			terms = append(terms, ftsTerm{s: word, op: true})
+		case strings.HasSuffix(word, "*") && len(word) > 1:
+			terms = append(terms, ftsTerm{s: quote(strings.TrimSuffix(word, "*")) + "*"})
+		default:
+			terms = append(terms, ftsTerm{s: quote(word)})
+		}
+	}
+	return terms, nil
 }
 
 // MaxTerms is the most words and phrases a query holds, a word repeated

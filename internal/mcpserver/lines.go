@@ -136,9 +136,16 @@ func (c *lineConn) message(ctx context.Context, l line) jsonrpc.Message {
 		c.refuse(ctx, nil, jsonrpc.CodeInvalidRequest, "invalid request: batches are not supported; send one message a line")
 		return nil
 	}
+	return c.decode(ctx, text)
+}
+
+// decode reads a line of JSON as a message, a request with an id the SDK
+// is to know it by (ids); nil when the line has been answered as bad.
+func (c *lineConn) decode(ctx context.Context, text []byte) jsonrpc.Message {
 	wire := requestID(text)
 	if string(wire) == "null" {
-		// A request, which MCP's may not be: a notification has no id.
+		// JSON-RPC answers it with an error; MCP's requests have a string
+		// or a number, and a notification no id at all.
 		c.refuse(ctx, wire, jsonrpc.CodeInvalidRequest, "invalid request: the id is null; a request's id is a string or a number")
 		return nil
 	}

@@ -308,32 +308,8 @@ func codex(s string) []Record {
 				return
 			}
 			info := pf[1].Fields("total_token_usage", "last_token_usage", "model")
-			// Totals that cannot be are passed over; the request is
-			// impossible when the usage it takes cannot be.
-			var lastCounts counts
-			total, hasTotal := readCodexUsage(info[0], maxRunning, nil)
-			last, hasLast := readCodexUsage(info[1], MaxTokens, &lastCounts)
-			var u codexUsage
-			impossible := false
-			switch d := total.minus(prev); {
-			case hasTotal && !d.negative():
-				u = d
-			case hasLast:
-				u = last
-			case hasTotal:
-				u = total // the totals started again: a new process, without its last request
-			case lastCounts.impossible:
-				impossible = true
-			default:
-				return
-			}
-			if hasTotal {
-				prev = total
-			}
-			if !u.possible() {
-				u, impossible = codexUsage{}, true
-			}
-			if u.zero() && !impossible {
+			u, impossible, ok := codexRequest(info[0], info[1], &prev)
+			if !ok {
 				return
 			}
 			if m := info[2].Str(); m != "" {
@@ -346,6 +322,35 @@ func codex(s string) []Record {
 		}
 	})
 	return out
+}
+
+// codexRequest is the usage of the request that a token_count reports by
+// the session's totals (prev: those before it, which it updates) or its
+// last request's usage, and whether that cannot be; false when it reports
+// no request. Totals that cannot be are passed over.
+func codexRequest(totals, lastUsage jsonscan.Value, prev *codexUsage) (u codexUsage, impossible, ok bool) {
+	var lastCounts counts
+	total, hasTotal := readCodexUsage(totals, maxRunning, nil)
+	last, hasLast := readCodexUsage(lastUsage, MaxTokens, &lastCounts)
+	switch d := total.minus(*prev); {
+	case hasTotal && !d.negative():
+		u = d
+	case hasLast:
+		u = last
+	case hasTotal:
+		u = total // the totals started again: a new process, without its last request
+	case lastCounts.impossible:
+		impossible = true
+	default:
+		return codexUsage{}, false, false
+	}
+	if hasTotal {
+		*prev = total
+	}
+	if !u.possible() {
+		u, impossible = codexUsage{}, true
+	}
+	return u, impossible, impossible || !u.zero()
 }
 
 // chatCompletions reads the usage of each response that a mini-swe-agent

@@ -277,6 +277,12 @@ func (r costReport) writeText(w io.Writer) error {
 	if err := tb.Write(w); err != nil {
 		return err
 	}
+	return r.writeNotes(w, unpriced)
+}
+
+// writeNotes writes what the table's numbers leave out: the requests
+// priced as another model, those whose usage cannot be.
+func (r costReport) writeNotes(w io.Writer, unpriced int) error {
 	if unpriced > 0 {
 		if _, err := fmt.Fprintf(w, "\n* %s name a model the price table does not know, or none: priced as their format's usual model (give its prices with --price MODEL:input=N,output=N).\n",
 			textfmt.Plural(unpriced, "request", "requests")); err != nil {
