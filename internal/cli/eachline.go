@@ -214,7 +214,7 @@ func (lr *lineReader) next() (line, bool) {
 			}
 		}
 		s := lr.srcs[0]
-		data, err := lr.r.ReadBytes('\n')
+		data, err := readLine(lr.r, maxLine)
 		if len(data) > 0 && data[len(data)-1] == '\n' {
 			data = data[:len(data)-1]
 		}
@@ -231,6 +231,23 @@ func (lr *lineReader) next() (line, bool) {
 		lr.num++
 		lr.seq++
 		return line{src: s, num: lr.num, seq: lr.seq - 1, data: data}, true
+	}
+}
+
+// readLine reads a line and its newline, as ReadBytes does, up to max
+// bytes before the newline: a longer line is an error, and the source is
+// read no further (it may never end a line).
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max+1 || len(line)+len(chunk) == max+1 && chunk[len(chunk)-1] != '\n' {
+			return nil, errors.New(transcript.LongLine(max))
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
 	}
 }
 

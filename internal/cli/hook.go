@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -47,7 +46,7 @@ func (e *Env) Hook(handle Handler) (err error) {
 			err = nil
 		}
 	}()
-	data, err := io.ReadAll(e.Stdin)
+	data, err := readSmall(e.Stdin, "payload")
 	if err != nil {
 		e.hookError(err)
 		return nil

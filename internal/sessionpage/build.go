@@ -37,8 +37,10 @@ type Options struct {
 	// Prices price the replays and the usage records; nil leaves cost out.
 	Prices *pricing.Table
 	// Usage is the transcript's own usage records (usage.Read), shown as
-	// the API reported them and priced as billed.
-	Usage []usage.Record
+	// the API reported them and priced as billed; UsageSkipped how many
+	// more were left out, their counts impossible (usage.Possible).
+	Usage        []usage.Record
+	UsageSkipped int
 	// HourCache prices cache writes as Anthropic's 1-hour writes
 	// (usage.HourCache of the records).
 	HourCache bool
@@ -59,7 +61,7 @@ type Options struct {
 // the embedded prices, ctx-compact with its defaults in the loop, the 10
 // largest results.
 func Defaults(name string, data []byte, t *transcript.Transcript, ctr tokens.Counter) (Options, error) {
-	recs := usage.Read(data, t.Format)
+	recs, skipped := usage.Possible(usage.Read(data, t.Format))
 	hour := usage.HourCache(recs)
 	copts := compact.Defaults(ctr)
 	copts.HourCache = hour
@@ -67,7 +69,7 @@ func Defaults(name string, data []byte, t *transcript.Transcript, ctr tokens.Cou
 	if err != nil {
 		return Options{}, err
 	}
-	return Options{Name: name, Counter: ctr, Prices: pricing.Default(), Usage: recs, HourCache: hour, Top: 10,
+	return Options{Name: name, Counter: ctr, Prices: pricing.Default(), Usage: recs, UsageSkipped: skipped, HourCache: hour, Top: 10,
 		Policy: func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }}, nil
 }
 
@@ -119,9 +121,11 @@ type Page struct {
 	Before *Before
 
 	// Usage is the requests as the API reported them, when the transcript
-	// has usage records; UsageBucket as Bucket.
-	Usage       []UsageRow
-	UsageBucket int
+	// has usage records; UsageBucket as Bucket. UsageSkipped is how many
+	// records were left out, a count in them impossible.
+	Usage        []UsageRow
+	UsageBucket  int
+	UsageSkipped int
 
 	// Cost is the cost per request, when prices are given.
 	Cost *Cost
@@ -562,6 +566,7 @@ func span(t *transcript.Transcript) (string, string) {
 // readUsage reads the usage records into rows.
 func (p *Page) readUsage(opts Options) {
 	recs := opts.Usage
+	p.UsageSkipped = opts.UsageSkipped
 	if len(recs) == 0 {
 		return
 	}

@@ -19,13 +19,23 @@ type Total struct {
 	// know: they are priced as the format's default model
 	// (pricing.DefaultModel).
 	Unpriced int `json:"unpriced,omitempty"`
+	// Skipped counts the requests left out, not in Requests nor in any
+	// sum, because their usage holds a count that cannot be
+	// (Record.Impossible).
+	Skipped int `json:"skipped,omitempty"`
 }
 
-// Add counts a request, priced at p (known: the table knows its model).
+// Add counts a request, priced at p (known: the table knows its model); a
+// request whose usage cannot be is counted as skipped, and nothing of it
+// is added.
 func (t *Total) Add(r Record, p pricing.Price, known bool) {
+	if r.Impossible {
+		t.Skipped++
+		return
+	}
 	t.Requests++
 	t.Tokens.Add(r.Tokens)
-	t.Reasoning += r.Reasoning
+	t.Reasoning = pricing.Sum(t.Reasoning, r.Reasoning)
 	t.Cost += p.Cost(r.Tokens)
 	if !known {
 		t.Unpriced++
@@ -36,9 +46,10 @@ func (t *Total) Add(r Record, p pricing.Price, known bool) {
 func (t *Total) Plus(o Total) {
 	t.Requests += o.Requests
 	t.Tokens.Add(o.Tokens)
-	t.Reasoning += o.Reasoning
+	t.Reasoning = pricing.Sum(t.Reasoning, o.Reasoning)
 	t.Cost += o.Cost
 	t.Unpriced += o.Unpriced
+	t.Skipped += o.Skipped
 }
 
 // Row is the total of one group.
@@ -97,14 +108,28 @@ func Tally(records []Record, f transcript.Format, prices *pricing.Table, key fun
 	return rows
 }
 
+// Possible is the records whose counts can all be, and how many were left
+// out (Record.Impossible), for a report that shows records one by one.
+func Possible(records []Record) ([]Record, int) {
+	kept := make([]Record, 0, len(records))
+	for _, r := range records {
+		if !r.Impossible {
+			kept = append(kept, r)
+		}
+	}
+	return kept, len(records) - len(kept)
+}
+
 // HourCache reports whether a session's records show its cache writes
 // lasting an hour (Anthropic's 1-hour cache, which Claude Code uses) more
 // than five minutes: a replay of it should price its writes so.
 func HourCache(records []Record) bool {
 	var hour, five int64
 	for _, r := range records {
-		hour += r.Tokens.CacheWrite1h
-		five += r.Tokens.CacheWrite
+		if !r.Impossible {
+			hour = pricing.Sum(hour, r.Tokens.CacheWrite1h)
+			five = pricing.Sum(five, r.Tokens.CacheWrite)
+		}
 	}
 	return hour > five
 }

@@ -277,9 +277,21 @@ func (r costReport) writeText(w io.Writer) error {
 	if err := tb.Write(w); err != nil {
 		return err
 	}
+	return r.writeNotes(w, unpriced)
+}
+
+// writeNotes writes what the table's numbers leave out: the requests
+// priced as another model, those whose usage cannot be.
+func (r costReport) writeNotes(w io.Writer, unpriced int) error {
 	if unpriced > 0 {
-		_, err := fmt.Fprintf(w, "\n* %s name a model the price table does not know, or none: priced as their format's usual model (give its prices with --price MODEL:input=N,output=N).\n",
-			textfmt.Plural(unpriced, "request", "requests"))
+		if _, err := fmt.Fprintf(w, "\n* %s name a model the price table does not know, or none: priced as their format's usual model (give its prices with --price MODEL:input=N,output=N).\n",
+			textfmt.Plural(unpriced, "request", "requests")); err != nil {
+			return err
+		}
+	}
+	if n := r.Total.Skipped; n > 0 {
+		_, err := fmt.Fprintf(w, "\n%s left out of every sum: a count of tokens in the usage that cannot be (below 0, with a fraction, or over %s).\n",
+			textfmt.Plural(n, "request", "requests"), textfmt.Int(usage.MaxTokens))
 		return err
 	}
 	return nil

@@ -295,9 +295,7 @@ func writeState[T any](path string, s sessionState[T]) {
 	if err != nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-		_ = safefile.Write(path, bytes.NewReader(data))
-	}
+	_ = safefile.WritePrivate(path, bytes.NewReader(data)) // what the session did: the user's alone
 }
 
 // callsDir holds the payloads of calls whose command a PreToolUse hook
