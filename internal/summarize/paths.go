@@ -66,7 +66,7 @@ func ShownPaths(c *transcript.Call, text, cwd string) []string {
 	case c.Kind == tools.List && !isTree(c, body):
 		return parseListing(body, cwd).paths
 	case c.Kind == tools.Search:
-		return parseHits(body, cwd, searchedFile(c.Args.Path)).files
+		return parseHits(body, cwd, searchedFile(c.Args.Path)).Files
 	}
 	return nil
 }
