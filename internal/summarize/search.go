@@ -113,4 +113,3 @@ func search(o output) ([]string, string, bool) {
 	}
 	return facts, detail, true
 }
-
