@@ -232,7 +232,9 @@ func MatchLine(x Hit) string {
 // line of one file (its path without its first under bytes, the directory
 // the files share; then the numbers of its matches whose text is not
 // shown, or, when counts is set or they have no numbers, their count) and
-// the matches whose text is shown, indented, each with its number.
+// the matches whose text is shown, indented, each with its number. The
+// matches of no file named (a search of one file) have a line "lines 3,
+// 12-14" for those whose text is not shown, and theirs unindented.
 func WriteFileHits(b *strings.Builder, fh *FileHits, list []Hit, shown []bool, under int, counts bool) {
 	var nums []int
 	for _, i := range fh.Hits {
@@ -242,6 +244,8 @@ func WriteFileHits(b *strings.Builder, fh *FileHits, list []Hit, shown []bool, u
 	}
 	name := fh.File[min(under, len(fh.File)):]
 	switch {
+	case fh.File == "" && len(nums) > 0 && !counts:
+		b.WriteString("\nlines " + LineRanges(nums))
 	case fh.File == "":
 	case counts || fh.Counted(list):
 		b.WriteString("\n" + name + " (" + textfmt.Plural(max(fh.Count, len(fh.Hits)), "match", "matches") + ")")
