@@ -43,7 +43,8 @@ func hookHandler(e *cli.Env, f *truncate.Filter, opts truncate.Options) cli.Hand
 		if err != nil {
 			return nil, err
 		}
-		if kind, args := table.Decode(p.ToolName, p.ToolInput, false); !f.Cuts(p.ToolName, kind, args) || p.IsImage() {
+		kind, args := table.Decode(p.ToolName, p.ToolInput, false)
+		if !f.Cuts(p.ToolName, kind, args) || p.IsImage() {
 			// A cut image is no image: the API would refuse the request.
 			return nil, nil
 		}
@@ -177,6 +178,8 @@ func postToolUse(e *cli.Env, opts truncate.Options, table *tools.Table, p hook.P
 // and returns those it cut. When one is long, the whole output is stored
 // in the archive (if any) under the call first, and the cuts cite it.
 func cutOutput(e *cli.Env, rules truncate.Rules, table *tools.Table, p hook.Payload, output string, texts map[string]string) (map[string]string, error) {
+	// A listing's or a search's paths are kept grouped, by the call's kind.
+	rules.Kind, _ = table.Decode(p.ToolName, p.ToolInput, false)
 	long := false
 	for _, text := range texts {
 		long = long || len(text) > rules.Max // else Cut leaves it: nothing to archive
