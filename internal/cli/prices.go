@@ -77,7 +77,7 @@ var (
 func (e *Env) Prices() (*pricing.Table, error) {
 	table := pricing.Default()
 	if name := e.String(PricesFlag.Name); name != "" {
-		in, err := e.ReadFile(name)
+		in, err := e.read(Source{Name: name})
 		if err != nil {
 			return nil, err
 		}
