@@ -252,3 +252,36 @@ func RuneCount(s string) int {
 	}
 	return n
 }
+
+// Wrap fills text into lines of at most width characters, each after
+// indent, breaking between words (a word longer than a line has one to
+// itself); a newline in text starts a new line.
+func Wrap(text string, width int, indent string) string {
+	var b strings.Builder
+	for i, para := range strings.Split(text, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		words := strings.Fields(para)
+		if len(words) == 0 {
+			continue // a blank line, without the indent
+		}
+		b.WriteString(indent)
+		n := RuneCount(indent)
+		start := n
+		for _, w := range words {
+			wn := RuneCount(w)
+			if n > start && n+1+wn > width {
+				b.WriteString("\n" + indent)
+				n = start
+			}
+			if n > start {
+				b.WriteByte(' ')
+				n++
+			}
+			b.WriteString(w)
+			n += wn
+		}
+	}
+	return b.String()
+}
