@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -31,16 +32,46 @@ var Version string
 
 // version is what --version prints: Version, else the main module's version
 // as the go command stamped it (v1.2.3 from go install ...@v1.2.3, a
-// pseudo-version from go build in a checkout), else "dev".
+// pseudo-version from go build in a checkout), else the pseudo-version of
+// the commit it was built from, where the build info has it (a go older
+// than 1.24 stamps the commit, not the version), else "(devel)", as go
+// version -m says of a build that states neither.
 func version(set string, buildInfo func() (*debug.BuildInfo, bool)) string {
 	if set != "" {
 		return set
 	}
-	if info, ok := buildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
+	info, ok := buildInfo()
+	if !ok {
+		return devel
 	}
-	return "dev"
+	if v := info.Main.Version; v != "" && v != devel {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	when, err := time.Parse(time.RFC3339, at)
+	if len(rev) < 12 || err != nil {
+		return devel
+	}
+	v := "v0.0.0-" + when.UTC().Format("20060102150405") + "-" + rev[:12]
+	if dirty {
+		v += "+dirty"
+	}
+	return v
 }
+
+// devel is the version of a build that states none.
+const devel = "(devel)"
 
 // Command describes one binary.
 type Command struct {
