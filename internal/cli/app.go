@@ -180,18 +180,22 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if slices.Contains(cmd.Flags, ucli.Flag(ArchiveFlag)) {
 		files += archiveHelp
 	}
+	page := cmd
+	page.Description = cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesOf(cmd) + cmd.MoreExitCodes
+	v := version(Version, debug.ReadBuildInfo)
 	app := &ucli.App{
-		Name:            cmd.Name,
-		Usage:           cmd.Usage,
-		ArgsUsage:       cmd.ArgsUsage,
-		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesOf(cmd) + cmd.MoreExitCodes,
-		Version:         version(Version, debug.ReadBuildInfo),
-		Flags:           cmd.Flags,
-		HideHelpCommand: true,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
+		Name:                  cmd.Name,
+		Usage:                 cmd.Usage,
+		ArgsUsage:             cmd.ArgsUsage,
+		UsageText:             cmd.Name + " [flags] " + cmd.ArgsUsage,
+		Description:           page.Description,
+		CustomAppHelpTemplate: helpTemplate(helpPage(page, cmd.Name, v, append(slices.Clip(cmd.Flags), ucli.HelpFlag, ucli.VersionFlag))),
+		Version:               v,
+		Flags:                 cmd.Flags,
+		HideHelpCommand:       true,
+		Reader:                stdin,
+		Writer:                stdout,
+		ErrWriter:             stderr,
 		// urfave/cli prints usage errors to stdout and exits inside Run
 		// unless told otherwise: route both through here.
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
@@ -263,13 +267,16 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 	if strings.Contains(sub.ArgsUsage, "FILE") {
 		files = filesHelp(sub.Flags)
 	}
+	page := sub
+	page.Description = sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes
 	return &ucli.Command{
-		Name:        sub.Name,
-		Usage:       sub.Usage,
-		ArgsUsage:   sub.ArgsUsage,
-		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
-		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes,
-		Flags:       sub.Flags,
+		Name:               sub.Name,
+		Usage:              sub.Usage,
+		ArgsUsage:          sub.ArgsUsage,
+		UsageText:          name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
+		Description:        page.Description,
+		CustomHelpTemplate: helpTemplate(helpPage(page, name+" "+sub.Name, "", append(slices.Clip(sub.Flags), ucli.HelpFlag))),
+		Flags:              sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return usageError{err}
 		},

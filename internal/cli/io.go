@@ -327,9 +327,8 @@ FILES AND DIRECTORIES:
    temporary file that a killed run left behind is removed by a later run writing beside it.
    -o DIR writes a FILE to DIR/<its name>, and a file found in a directory to DIR/<its path
    under that directory>, and stdin (-) to DIR/stdin; DIR and its subdirectories are created
-   as needed. Two inputs that
-   would be written to the same file, or one over another input, are refused (exit 2) before
-   anything is written.`
+   as needed. Two inputs that would be written to the same file, or one over another input,
+   are refused (exit 2) before anything is written.`
 }
 
 // outDir is -o's directory: "" without it, and for the commands that have

@@ -257,31 +257,43 @@ func RuneCount(s string) int {
 // indent, breaking between words (a word longer than a line has one to
 // itself); a newline in text starts a new line.
 func Wrap(text string, width int, indent string) string {
-	var b strings.Builder
-	for i, para := range strings.Split(text, "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		words := strings.Fields(para)
-		if len(words) == 0 {
-			continue // a blank line, without the indent
-		}
-		b.WriteString(indent)
-		n := RuneCount(indent)
-		start := n
-		for _, w := range words {
-			wn := RuneCount(w)
-			if n > start && n+1+wn > width {
-				b.WriteString("\n" + indent)
-				n = start
-			}
-			if n > start {
-				b.WriteByte(' ')
-				n++
-			}
-			b.WriteString(w)
-			n += wn
-		}
+	paras := strings.Split(text, "\n")
+	for i, p := range paras {
+		paras[i] = WrapWords(strings.Fields(p), width, indent, indent)
 	}
-	return b.String()
+	return strings.Join(paras, "\n")
+}
+
+// WrapWords fills words into lines of at most width characters, the first
+// after first, the others after indent, a space between two words (a word
+// may hold spaces of its own: it is not broken); a word longer than a line
+// has one to itself. No words give "".
+func WrapWords(words []string, width int, first, indent string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(first)
+	n, start := RuneCount(first), -1
+	for _, w := range words {
+		wn := RuneCount(w)
+		if start >= 0 && n+1+wn > width {
+			b.WriteString("\n" + indent)
+			n, start = RuneCount(indent), -1
+		}
+		if start >= 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += wn
+		start = n
+	}
+	// A word that ends in a space (a flag's names before its usage) leaves
+	// none at the end of a line.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
