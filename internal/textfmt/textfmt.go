@@ -60,6 +60,14 @@ func Dollars(x float64) string {
 	return "$" + whole + "." + frac
 }
 
+// Times is a ratio of two amounts: "4.90×"; "no estimate" over nothing.
+func Times(x, of float64) string {
+	if of == 0 {
+		return "no estimate"
+	}
+	return strconv.FormatFloat(x/of, 'f', 2, 64) + "×"
+}
+
 // Percent formats a share (0.732) as "73.2%".
 func Percent(share float64) string {
 	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"

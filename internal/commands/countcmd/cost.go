@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -331,17 +330,9 @@ func recordedCell(t costTotal) string {
 	case !t.Recorded():
 		return fmt.Sprintf("%s (%s of %s)", textfmt.Dollars(t.RecordedCost), textfmt.Int(t.RecordedRequests), textfmt.Int(t.Requests))
 	case t.RecordedDiffers:
-		return textfmt.Dollars(t.RecordedCost) + " (" + times(t.RecordedCost, t.Cost) + ")"
+		return textfmt.Dollars(t.RecordedCost) + " (" + textfmt.Times(t.RecordedCost, t.Cost) + ")"
 	}
 	return textfmt.Dollars(t.RecordedCost)
-}
-
-// times is a ratio of costs: "4.90×", or "no estimate" over nothing.
-func times(x, of float64) string {
-	if of == 0 {
-		return "no estimate"
-	}
-	return strconv.FormatFloat(x/of, 'f', 2, 64) + "×"
 }
 
 // notes say what the marks of the table mean, those it has.
