@@ -72,7 +72,10 @@ func TestLiveSession(t *testing.T) {
 				t.Fatal(err)
 			}
 			complete, live := cutLastLine(data)
-			for _, run := range liveRuns {
+			for i, run := range liveRuns {
+				if raceEnabled && i > 0 && filepath.Base(path) != "claude-code.jsonl" {
+					continue // under the race detector, every command on one format, one command on every format
+				}
 				t.Run(strings.Join(append([]string{run.cmd.Name}, run.args...), " "), func(t *testing.T) {
 					want := runLive(t, run.cmd, run.args, complete)
 					got := runLive(t, run.cmd, run.args, live)
