@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -46,7 +47,33 @@ func (s Source) Display() string {
 // Input is a source, read.
 type Input struct {
 	Source
+	// Data is the transcript: the input's complete lines when its last
+	// line is still being written (Unfinished).
 	Data []byte
+	// Unfinished is the line, 1-based, that an agent was still writing at
+	// the end of the input, left out of Data (transcript.Unfinished); 0
+	// for none.
+	Unfinished int
+}
+
+// complete leaves out of an input the last line that an agent is still
+// writing, if it has one: every command reads, and every filter writes,
+// the session so far.
+func complete(in Input) Input {
+	at := transcript.Unfinished(in.Data)
+	if at < 0 {
+		return in
+	}
+	in.Unfinished = bytes.Count(in.Data[:at], []byte{'\n'}) + 1
+	in.Data = in.Data[:at]
+	return in
+}
+
+// unfinishedNote is the warning of an input whose last line was still
+// being written.
+func (in Input) unfinishedNote() string {
+	return fmt.Sprintf("%s:%d: the last line is unfinished (no newline, not JSON): the session is still being written; read the %s before it",
+		in.Display(), in.Unfinished, textfmt.Plural(in.Unfinished-1, "line", "lines"))
 }
 
 // transcriptExts are the names a directory walk takes: Claude Code and Codex
@@ -189,9 +216,17 @@ func (e *Env) read(s Source) (Input, error) {
 // maxLine is the longest line read: transcript.MaxLine, less in a test.
 var maxLine = transcript.MaxLine
 
-// ReadFile reads a transcript named by a flag (--before).
+// ReadFile reads a transcript named by a flag (--before): its complete
+// lines, with a warning when its last line is still being written.
 func (e *Env) ReadFile(name string) (Input, error) {
-	return e.read(Source{Name: name})
+	in, err := e.read(Source{Name: name})
+	if err != nil {
+		return in, err
+	}
+	if in = complete(in); in.Unfinished > 0 {
+		e.Warn("%s", in.unfinishedNote())
+	}
+	return in, nil
 }
 
 // readSmall reads what is not a transcript (a hook's payload, a price
@@ -327,9 +362,8 @@ FILES AND DIRECTORIES:
    temporary file that a killed run left behind is removed by a later run writing beside it.
    -o DIR writes a FILE to DIR/<its name>, and a file found in a directory to DIR/<its path
    under that directory>, and stdin (-) to DIR/stdin; DIR and its subdirectories are created
-   as needed. Two inputs that
-   would be written to the same file, or one over another input, are refused (exit 2) before
-   anything is written.`
+   as needed. Two inputs that would be written to the same file, or one over another input,
+   are refused (exit 2) before anything is written.`
 }
 
 // outDir is -o's directory: "" without it, and for the commands that have

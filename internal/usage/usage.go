@@ -7,7 +7,12 @@
 // usage (extra.response.usage). Each request counts once, with the model
 // that answered it, its time, its session and project, so that a report
 // can price it (internal/pricing) and group it by day, project, session
-// or model, as ccusage does. The usage objects of the APIs' own responses
+// or model, as ccusage does. Where the agent also wrote what it reckoned a
+// request cost, by its own prices (mini-swe-agent's extra.cost, Claude
+// Code's costUSD), the record keeps it beside the tokens; a format that
+// keeps only a session's totals (SWE-agent's, and mini-swe-agent's before
+// it kept responses: info.model_stats) gives one record for all of its
+// requests. The usage objects of the APIs' own responses
 // (Anthropic, Chat, Responses) are read here too, for the records above
 // and for ctx-proxy, which reads them from the responses it passes on.
 package usage
@@ -24,7 +29,8 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// Record is one API request's usage.
+// Record is one API request's usage, or all of a session's requests' where
+// a format keeps only their totals (Requests).
 type Record struct {
 	// ID tells the request apart from the others, where the format gives
 	// it (Claude Code's message id and request id): a session resumed in a
@@ -44,6 +50,14 @@ type Record struct {
 	// of totals, and counted apart (Total.Skipped). Its impossible counts
 	// read as 0.
 	Impossible bool
+	// Requests is how many requests the record stands for when it stands
+	// for more than one (a session's totals); 0 is one.
+	Requests int
+	// RecordedCost is what the agent wrote that the requests cost, in
+	// dollars, priced by its own table when it ran them, where
+	// CostRecorded says it wrote one.
+	RecordedCost float64
+	CostRecorded bool
 }
 
 // MaxTokens is the most tokens one count of one request can be: a
@@ -73,6 +87,8 @@ func Read(data []byte, f transcript.Format) []Record {
 		recs = codex(s)
 	case transcript.OpenAI:
 		recs = chatCompletions(s)
+	case transcript.SWEAgent:
+		recs = modelStats(jsonscan.Parse(strings.TrimSpace(s), 0))
 	}
 	for i := range recs {
 		r := &recs[i]
@@ -140,15 +156,31 @@ func count(raw string, limit int64) (int64, bool) {
 	return int64(f), true
 }
 
+// dollars is an amount the agent recorded, and whether it did: a number
+// of dollars, not negative.
+func dollars(v jsonscan.Value) (float64, bool) {
+	if !v.IsNumber() {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(v.Raw, 64)
+	// No session costs a billion dollars: more is a broken record, whose
+	// sum would lose every other.
+	if err != nil || x < 0 || x >= 1e9 {
+		return 0, false
+	}
+	return x, true
+}
+
 // claudeCode reads message.usage from Claude Code's assistant lines. One
 // response is written over several lines sharing message.id and
 // requestId, each with the response's usage, the output tokens counted so
-// far: the last line of a response has its usage.
+// far: the last line of a response has its usage. Versions before 1.0.9
+// also wrote the response's cost (costUSD).
 func claudeCode(s string) []Record {
 	var out []Record
 	at := map[string]int{} // the record of each response
 	lines(s, []string{`"assistant"`}, func(v jsonscan.Value) {
-		f := v.Fields("type", "message", "requestId", "timestamp", "sessionId", "cwd")
+		f := v.Fields("type", "message", "requestId", "timestamp", "sessionId", "cwd", "costUSD")
 		if f[0].Str() != "assistant" {
 			return
 		}
@@ -161,6 +193,7 @@ func claudeCode(s string) []Record {
 		var c counts
 		r := Record{Time: transcript.Stamp(f[3]), Model: model, Session: f[4].Str(), Project: f[5].Str(), Tokens: anthropic(u, pricing.Tokens{}, &c)}
 		r.Impossible = c.impossible
+		r.RecordedCost, r.CostRecorded = dollars(f[6])
 		if id, req := m[0].Str(), f[2].Str(); id != "" || req != "" {
 			r.ID = id + ":" + req
 		}
@@ -354,7 +387,9 @@ func codexRequest(totals, lastUsage jsonscan.Value, prev *codexUsage) (u codexUs
 }
 
 // chatCompletions reads the usage of each response that a mini-swe-agent
-// trajectory keeps beside its assistant messages (extra.response; Chat).
+// trajectory keeps beside its assistant messages (extra.response; Chat),
+// with the cost it reckoned (extra.cost); of a trajectory that keeps no
+// response, its totals (modelStats).
 func chatCompletions(s string) []Record {
 	root := jsonscan.Parse(strings.TrimSpace(s), 0)
 	if !root.IsObject() {
@@ -362,14 +397,40 @@ func chatCompletions(s string) []Record {
 	}
 	var out []Record
 	root.Get("messages").Each(func(m jsonscan.Value) bool {
-		extra := m.Get("extra").Fields("response", "timestamp")
+		extra := m.Get("extra").Fields("response", "timestamp", "cost")
 		rf := extra[0].Fields("usage", "model", "id")
 		if !rf[0].IsObject() {
 			return true
 		}
 		var c counts
-		out = append(out, Record{ID: rf[2].Str(), Time: transcript.Stamp(extra[1]), Model: rf[1].Str(), Tokens: chat(rf[0], &c), Impossible: c.impossible})
+		r := Record{ID: rf[2].Str(), Time: transcript.Stamp(extra[1]), Model: rf[1].Str(), Tokens: chat(rf[0], &c), Impossible: c.impossible}
+		r.RecordedCost, r.CostRecorded = dollars(extra[2])
+		out = append(out, r)
 		return true
 	})
+	if len(out) == 0 {
+		return modelStats(root)
+	}
 	return out
+}
+
+// modelStats reads the totals a trajectory keeps of its session
+// (info.model_stats: SWE-agent's instance_cost, tokens_sent,
+// tokens_received and api_calls; mini-swe-agent's instance_cost and
+// api_calls) as one record of all its requests, by the model its
+// configuration names. Every token sent counts as input: the totals do
+// not say what the cache held.
+func modelStats(root jsonscan.Value) []Record {
+	st := root.Get("info").Get("model_stats")
+	f := st.Fields("api_calls", "instance_cost", "tokens_sent", "tokens_received")
+	var c counts
+	calls := c.n(f[0])
+	if calls <= 0 {
+		return nil
+	}
+	// The totals of a session may exceed what one request can count.
+	tk := pricing.Tokens{Input: c.upTo(f[2], maxRunning), Output: c.upTo(f[3], maxRunning)}
+	r := Record{Requests: int(calls), Model: transcript.DocumentModel(root), Tokens: tk, Impossible: c.impossible}
+	r.RecordedCost, r.CostRecorded = dollars(f[1])
+	return []Record{r}
 }

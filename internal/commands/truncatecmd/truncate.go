@@ -41,12 +41,13 @@ every one named below by directory; …"), every path of the rest grouped by dir
 its matches (store.go: 3, 12-14), within --max-chars, or the directories counted.
 
 Which results: those of shell tools (any call with a command line: Bash, exec_command, shell,
-run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default; --tools NAME,... names the tools instead, --all
-takes every tool. Never cut: results of edits and writes, results that a ctx-* filter already
-replaced (they start with a [ctx-...] marker) or that a marker points at, and results already
-cut (a second run changes nothing). Copies of the output that a format keeps beside the result
-(Claude Code's toolUseResult, Codex's exec_command_end events, mini-swe-agent's raw_output)
-are cut the same way, unless --keep-mirrors.
+run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default;
+--tools NAME,... names the tools instead, --all takes every tool. Never cut: results of edits
+and writes, results that a ctx-* filter already replaced (they start with a [ctx-...] marker)
+or that a marker points at, and results already cut (a second run changes nothing). Copies of
+the output that a format keeps beside the result (Claude Code's toolUseResult, Codex's
+exec_command_end events, mini-swe-agent's raw_output) are cut the same way, unless
+--keep-mirrors.
 
 Token mode (like ttok): --max-tokens, --head-tokens and --tail-tokens count tokens with
 --encoding instead of chars; giving any of them turns it on (the others default to 2,500, 500
