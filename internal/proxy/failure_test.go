@@ -56,6 +56,7 @@ func TestUpstreamErrors(t *testing.T) {
 		proxyURL, logs := serve(t, cfg)
 		r := claudeCode(t)
 		req, _ := http.NewRequest(http.MethodPost, proxyURL+r.path, bytes.NewReader(r.body))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept-Encoding", "gzip") // set by hand: Go's client then leaves the answer compressed
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -110,6 +111,7 @@ func TestUnreachable(t *testing.T) {
 			method = http.MethodGet
 		}
 		req, _ := http.NewRequest(method, proxyURL+c.path, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -202,6 +204,7 @@ func TestBodyLimit(t *testing.T) {
 	proxyURL, logs := serve(t, cfg)
 	post(t, proxyURL, r.path, r.body, nil)
 	req, _ := http.NewRequest(http.MethodPost, proxyURL+r.path, io.MultiReader(bytes.NewReader(r.body))) // no length: chunked
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -110,6 +110,11 @@ type Config struct {
 	Log func(line string)
 	// Transport reaches the upstreams; nil is a transport of its own.
 	Transport http.RoundTripper
+	// Names are host names the proxy answers to besides the address a
+	// request comes in on and, on a loopback address, localhost: the
+	// name it was told to listen on. A request for any other host is
+	// refused (a web page's, through a name rebound to 127.0.0.1).
+	Names []string
 }
 
 // Proxy is an http.Handler that proxies to the upstreams.
@@ -255,6 +260,11 @@ func copyHeader(dst, src http.Header) {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	api, base := p.route(r)
 	where := r.Method + " " + r.URL.Path
+	if why, status := p.refusal(r, api); why != "" {
+		p.cfg.Log(where + ": refused " + why)
+		writeError(w, base == p.cfg.Anthropic, status, "ctx-proxy refused "+why)
+		return
+	}
 	body := io.Reader(r.Body)
 	length := r.ContentLength
 	var original []byte // the client's body, when held (to send again as it came)
@@ -302,6 +312,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
+	if st != nil && resp.StatusCode/100 == 2 {
+		p.keep(st)
+	}
 	var m *meter
 	if st != nil && resp.StatusCode/100 == 2 && p.cfg.Ledger != nil {
 		m = newMeter(api, resp.Header)

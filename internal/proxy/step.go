@@ -16,6 +16,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
@@ -23,6 +24,7 @@ import (
 // the ledger needs of it.
 type step struct {
 	api      API
+	where    string // the request's method and path, for the log
 	body     []byte // what goes upstream
 	changed  bool   // body is not the client's
 	replaced int    // results and edits' arguments sent in another form than the client's
@@ -38,6 +40,10 @@ type step struct {
 	// ledger.
 	client, sent replay.Prompt
 	measured     bool
+	// keep are the outputs the body is sent without that the archive is
+	// to keep, once the upstream accepts the request: a request it
+	// refuses (one without a key, a web page's) leaves nothing there.
+	keep []archive.Execution
 }
 
 // cacheKind is how an API bills the tokens a request does not read from
@@ -57,7 +63,7 @@ var errCompressed = errors.New("the body is compressed")
 // compact runs the proxy's step on a request body it holds. Whatever goes
 // wrong, the client's bytes are sent, and one line logged.
 func (p *Proxy) compact(api API, h http.Header, body []byte, where string) (st *step) {
-	st = &step{api: api, body: body}
+	st = &step{api: api, where: where, body: body}
 	defer func() {
 		if v := recover(); v != nil {
 			p.cfg.Log(fmt.Sprintf("%s: compaction failed, sent as received: %v", where, v))
@@ -73,7 +79,7 @@ func (p *Proxy) compact(api API, h http.Header, body []byte, where string) (st *
 
 // fallBack makes the step send the client's body as it came.
 func (st *step) fallBack(body []byte) {
-	st.body, st.changed, st.replaced = body, false, 0
+	st.body, st.changed, st.replaced, st.keep = body, false, 0, nil
 	st.sent = st.client
 }
 
@@ -110,8 +116,11 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		return nil
 	}
 	if p.cfg.Archive != nil {
-		if err := p.keep(t, replaced); err != nil {
+		if t, replaced, err = p.toKeep(st, t, replaced); err != nil {
 			return fmt.Errorf("the archive: %w", err)
+		}
+		if !t.Changed() {
+			return nil
 		}
 	}
 	st.body, st.changed, st.replaced = t.Bytes(), true, len(replaced)
@@ -194,25 +203,82 @@ func cacheOf(api API, root jsonscan.Value) cacheKind {
 	return kind
 }
 
-// keep stores in the archive the outputs a request is sent without, those
-// it does not have yet by what this process stored, before the request
-// goes out: the markers cite them.
-func (p *Proxy) keep(t *transcript.Transcript, replaced []stats.Replaced) error {
-	execs := archive.Originals(t, replaced)
-	fresh := execs[:0:0]
-	for _, e := range execs {
+// toKeep finds the outputs a request is sent without that the archive
+// does not have yet by what this process stored (st.keep). Those that it
+// holds another output for under the same handle are not replaced: the
+// request is the client's body with every other replacement (a marker
+// citing a handle that gives back another text would be worse than none),
+// and one line logged.
+func (p *Proxy) toKeep(st *step, t *transcript.Transcript, replaced []stats.Replaced) (*transcript.Transcript, []stats.Replaced, error) {
+	var fresh []archive.Execution
+	for _, e := range archive.Originals(t, replaced) {
 		if !p.kept.has(e) {
 			fresh = append(fresh, e)
 		}
 	}
-	if len(fresh) == 0 {
-		return nil
+	conflicts, err := p.cfg.Archive.Conflicts(fresh)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := p.cfg.Archive.Keep(fresh); err != nil {
-		return err
+	skip := map[int]bool{}
+	var handles []string
+	for i, e := range fresh {
+		if conflicts[i] {
+			skip[e.Seq] = true
+			handles = append(handles, e.Handle)
+			continue
+		}
+		st.keep = append(st.keep, e)
 	}
-	p.kept.add(fresh)
-	return nil
+	if len(skip) == 0 {
+		return t, replaced, nil
+	}
+	p.cfg.Log(fmt.Sprintf("%s: %s sent as received: the archive holds other outputs under their handles (%s)",
+		st.where, textfmt.Plural(len(skip), "result", "results"), strings.Join(handles, ", ")))
+	return p.without(st, replaced, skip)
+}
+
+// without is the client's body with every replacement of replaced but
+// those of the results at the indexes of skip: parsed again, with the
+// others' new texts and arguments set in it.
+func (p *Proxy) without(st *step, replaced []stats.Replaced, skip map[int]bool) (*transcript.Transcript, []stats.Replaced, error) {
+	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools})
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []stats.Replaced
+	for _, rp := range replaced {
+		r := rp.Result
+		if skip[r.Index] {
+			continue
+		}
+		if rp.Mirror != "" {
+			return nil, nil, errors.New("a copy of an output replaced") // request bodies have none
+		}
+		nr := t.Results[r.Index]
+		if text := r.Text(); nr.Text() != text {
+			t.SetText(nr, text)
+		}
+		if rp.Input != "" && r.Call != nil {
+			t.SetInput(t.Calls[r.Call.Index], r.Call.Input)
+		}
+		kept = append(kept, stats.Replaced{Result: nr, Before: rp.Before, Input: rp.Input})
+	}
+	return t, kept, nil
+}
+
+// keep stores in the archive the outputs a request the upstream accepted
+// was sent without (st.keep). It runs before the answer reaches the
+// client, so that what the markers cite is there when the agent asks.
+func (p *Proxy) keep(st *step) {
+	if len(st.keep) == 0 {
+		return
+	}
+	if err := p.cfg.Archive.Keep(st.keep); err != nil {
+		p.cfg.Log(st.where + ": the archive: " + err.Error())
+		return
+	}
+	p.kept.add(st.keep)
 }
 
 // keptSet remembers the executions this process stored, by session,

@@ -125,6 +125,7 @@ func TestStreamPieceByPiece(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxyURL+s.path, strings.NewReader(s.body))
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -138,6 +138,9 @@ func runProxy(e *cli.Env) error {
 		}
 		defer cfg.Ledger.Close()
 	}
+	if host, _, err := net.SplitHostPort(e.String(listen.Name)); err == nil && net.ParseIP(host) == nil && host != "" {
+		cfg.Names = []string{host} // a name it listens on is its own
+	}
 	cfg.Log = func(line string) { e.Note(line) }
 	p, err := proxy.New(cfg)
 	if err != nil {
