@@ -13,8 +13,9 @@ import (
 	"github.com/ctxkit/ctxkit/internal/usage"
 )
 
-// maxMetered is the most of a JSON answer, or of one event's data, that
-// the meter keeps to read the usage from; past it the usage is not read.
+// maxMetered is the most of a JSON answer, or of one event's data (all of
+// its lines), that the meter keeps to read the usage from; past it the
+// usage is not read from it.
 const maxMetered = 16 << 20
 
 // meter reads the usage and the model of an answer as it streams through:
@@ -181,6 +182,15 @@ func (m *meter) endLine() {
 		m.skip = !m.wanted(m.event)
 	case bytes.HasPrefix(line, []byte("data:")) && !m.skip:
 		d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+		if len(m.data)+1+len(d) > maxMetered {
+			// An event's data is its lines', however many: past the
+			// cap the event is not read, and its data not kept.
+			m.over, m.skip, m.data = true, true, nil
+			return
+		}
+		if need := len(m.data) + 1 + len(d); need > cap(m.data) {
+			m.data = append(make([]byte, 0, min(max(need, 2*cap(m.data)), maxMetered)), m.data...) // doubled: an event of many lines is copied little
+		}
 		if len(m.data) > 0 {
 			m.data = append(m.data, '\n')
 		}

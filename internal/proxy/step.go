@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/maphash"
 	"net/http"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,15 +68,52 @@ func (p *Proxy) compact(api API, h http.Header, body []byte, where string) (st *
 	st = &step{api: api, where: where, body: body}
 	defer func() {
 		if v := recover(); v != nil {
-			p.cfg.Log(fmt.Sprintf("%s: compaction failed, sent as received: %v", where, v))
+			p.cfg.Log(where + ": compaction failed, sent as received: " + panicked(v))
 			st.fallBack(body)
 		}
 	}()
 	if err := p.compactBody(st, h); err != nil {
-		p.cfg.Log(where + ": not compacted, sent as received: " + err.Error())
+		p.cfg.Log(where + ": not compacted, sent as received: " + unquoted(err, body))
 		st.fallBack(body)
 	}
 	return st
+}
+
+// panicked says what a panic in the step was and where it came from,
+// without its value unless the runtime made it: a bug's own message may
+// quote the body.
+func panicked(v any) string {
+	what := "a panic"
+	if err, ok := v.(runtime.Error); ok {
+		what = err.Error()
+	}
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for past := false; ; {
+		f, more := frames.Next()
+		if past && !strings.HasPrefix(f.Function, "runtime.") {
+			return fmt.Sprintf("%s at %s:%d", what, filepath.Base(f.File), f.Line)
+		}
+		past = past || f.Function == "runtime.gopanic"
+		if !more {
+			return what
+		}
+	}
+}
+
+// unquoted says what is wrong with a body without a byte of it (the
+// parser's own errors show the text they stop at, and a body may hold a
+// key): whether it is JSON, and where the parser stopped.
+func unquoted(err error, body []byte) string {
+	var se *transcript.SyntaxError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	what := "not JSON"
+	if jsonscan.Valid(unsafe.String(unsafe.SliceData(body), len(body))) {
+		what = "JSON, not a request with a history"
+	}
+	return fmt.Sprintf("the body is %s (line %d, column %d)", what, se.Line, max(1, se.Column))
 }
 
 // fallBack makes the step send the client's body as it came.
