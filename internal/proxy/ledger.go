@@ -107,13 +107,34 @@ func OpenLedger(path string, prices *pricing.Table) (*Ledger, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644) // read: its last byte (endLine)
 	if err != nil {
+		return nil, err
+	}
+	if err := endLine(f); err != nil {
+		f.Close()
 		return nil, err
 	}
 	l := NewLedger(f, prices)
 	l.file = f
 	return l, nil
+}
+
+// endLine ends the last line of a ledger that a crash cut short, so that
+// the entries appended next are lines of their own.
+func endLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = f.Write([]byte{'\n'})
+	}
+	return err
 }
 
 // NewLedger is a ledger that writes its lines to w.

@@ -32,9 +32,9 @@ func (s *syncBuffer) entries(t testing.TB) []Entry {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	es, err := ReadLedger(bytes.NewReader(s.b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
+	es, skipped, err := ReadLedger(bytes.NewReader(s.b.Bytes()))
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("the ledger: %v; lines %v skipped", err, skipped)
 	}
 	return es
 }

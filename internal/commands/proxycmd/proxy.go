@@ -231,9 +231,13 @@ func printReport(e *cli.Env, path string) error {
 		return cli.Failf("%v", err)
 	}
 	defer f.Close()
-	entries, err := proxy.ReadLedger(f)
+	entries, skipped, err := proxy.ReadLedger(f)
 	if err != nil {
 		return cli.Failf("%s: %v", path, err)
+	}
+	if len(skipped) > 0 {
+		e.Warn("%s: %s skipped (%s), not whole entries: a write cut short; %s read", path,
+			textfmt.Plural(len(skipped), "line", "lines"), lineList(skipped), textfmt.Plural(len(entries), "entry", "entries"))
 	}
 	rep := proxy.Summarize(entries)
 	if e.Bool(jsonFlag.Name) {
@@ -247,4 +251,19 @@ func printReport(e *cli.Env, path string) error {
 			rep.Total.First.Local().Format("2006-01-02 15:04"), rep.Total.Last.Local().Format("2006-01-02 15:04"), path)
 	}
 	return err
+}
+
+// lineList lists line numbers: the first ten, and how many more.
+func lineList(lines []int) string {
+	var b strings.Builder
+	for i, n := range lines[:min(10, len(lines))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(textfmt.Int(n))
+	}
+	if len(lines) > 10 {
+		fmt.Fprintf(&b, " and %s more", textfmt.Int(len(lines)-10))
+	}
+	return b.String()
 }
