@@ -160,28 +160,59 @@ func numbersCorpus(t *testing.T) {
 	t.Log("\n" + strings.Join(rows, "\n"))
 }
 
+// proxyBinary builds the ctx-proxy binary (CTX_PROXY_BIN names another,
+// a build to compare with) and starts it in front of up, its ledger and
+// archive in a directory of the test's.
+func proxyBinary(t *testing.T, up *upstream) *proxytest.Proxy {
+	dir := t.TempDir()
+	exe := os.Getenv("CTX_PROXY_BIN")
+	if exe == "" {
+		exe = filepath.Join(dir, "ctx-proxy")
+		build := exec.Command("go", "build", "-o", exe, "./cmd/ctx-proxy")
+		build.Dir = testutil.Root(t)
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	return proxytest.Start(t, exec.Command(exe, "--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
+		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db")))
+}
+
+// peak is a process's peak resident memory (VmHWM).
+func peak(t *testing.T, pid int) string {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatal("no VmHWM")
+	return ""
+}
+
 // numbersMemory: the ctx-proxy binary (ledger and archive on) under 32
-// sessions at once, each growing request by request to 600 KB: its peak
-// resident memory (VmHWM), and how long the load took.
+// sessions at once, each growing request by request to 600 KB; and under
+// 12 bodies of 30 MB at once: its peak resident memory (VmHWM), and how
+// long the load took.
 func numbersMemory(t *testing.T) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil || !bytes.Contains(status, []byte("VmHWM")) {
 		t.Skip("no /proc/PID/status here")
 	}
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "ctx-proxy")
-	build := exec.Command("go", "build", "-o", exe, "./cmd/ctx-proxy")
-	build.Dir = testutil.Root(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	t.Run("sessions", numbersSessions)
+	t.Run("large bodies", numbersLarge)
+}
+
+func numbersSessions(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, sseAnswer(body))
 	})
-	px := proxytest.Start(t, exec.Command(exe, "--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
-		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db")))
+	px := proxyBinary(t, up)
 	proxyURL := px.URL
 	const sessions, turns = 32, 100
 	start := time.Now()
@@ -202,16 +233,42 @@ func numbersMemory(t *testing.T) {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	status, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", px.Pid()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hwm string
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			hwm = strings.TrimSpace(v)
-		}
-	}
+	hwm := peak(t, px.Pid())
 	t.Logf("| %d sessions at once, %s requests of up to %s bytes (%s MB in all) | %s | %.1f s |", sessions, textfmt.Int(int(requests.Load())),
 		textfmt.Int(len(history(0, turns))), textfmt.Int(int(bytesSent.Load()>>20)), hwm, took.Seconds())
+}
+
+// numbersLarge: 12 bodies of 30 MB (5,000 turns each, a session of its
+// own) sent at once: the peak resident memory, how long until every
+// answer was in, and how many went upstream compacted (the others found
+// the memory for bodies spent, and went as they came).
+func numbersLarge(t *testing.T) {
+	var compacted atomic.Int64
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte("[ctx-")) {
+			compacted.Add(1)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sseAnswer(body))
+	})
+	px := proxyBinary(t, up)
+	const bodies = 12
+	var all [][]byte
+	for s := range bodies {
+		all = append(all, history(200+s, 5000))
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, body := range all {
+		wg.Go(func() {
+			if status, _ := post(t, px.URL, "/v1/messages", body, nil); status != http.StatusOK {
+				t.Errorf("status %d", status)
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	t.Logf("| %d bodies of %s bytes at once | %s | %.1f s | %d of %d compacted |", bodies, textfmt.Int(len(all[0])), peak(t, px.Pid()),
+		took.Seconds(), compacted.Load(), bodies)
 }

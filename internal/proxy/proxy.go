@@ -190,6 +190,10 @@ func New(cfg Config) (*Proxy, error) {
 	return p, nil
 }
 
+// Memory is the bytes of request bodies the proxy holds at once at most
+// (Config.Memory, or its default).
+func (p *Proxy) Memory() int64 { return p.cfg.Memory }
+
 // newTransport reaches the upstreams: timeouts on connecting, none on an
 // answer (a model may think for minutes before its first byte, and a
 // stream runs as long as it runs); compression as the client asks it.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -145,6 +146,12 @@ func runProxy(e *cli.Env) error {
 	p, err := proxy.New(cfg)
 	if err != nil {
 		return cli.Usagef("%v", err)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The bodies held, and the compactions at work (a few times their
+		// body each): past that the collector works harder rather than
+		// let the heap double.
+		debug.SetMemoryLimit(p.Memory() + 8*cfg.MaxBody)
 	}
 	ln, err := net.Listen("tcp", e.String(listen.Name))
 	if err != nil {
