@@ -21,8 +21,9 @@
 // is for the ledger (the last request of each conversation, to price the
 // next by the cache model) and is bounded.
 //
+// It refuses, before it reads a body, what a web page can send (guard.go).
 // It fails open: when its own step fails (a body it cannot read, a
-// compaction that panics, an archive it cannot write), the client's bytes
+// compaction that panics, an archive it cannot read), the client's bytes
 // go upstream as they came and one line is logged. What the upstream
 // answers reaches the client unchanged, errors included; when the upstream
 // cannot be reached the client gets a 502 in its API's error shape, never
@@ -103,8 +104,9 @@ type Config struct {
 	// HourCache per request from its cache_control, and Handle when it
 	// archives.
 	Options compact.Options
-	// Archive keeps every output a request is sent without, before the
-	// request goes out, and its marker cites it; nil for none.
+	// Archive keeps every output a request is sent without, once the
+	// upstream accepted the request and before the client reads the
+	// answer, and its marker cites it; nil for none.
 	Archive *archive.Archive
 	// Ledger records what each request cost; nil for none.
 	Ledger *Ledger

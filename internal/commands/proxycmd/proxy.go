@@ -48,11 +48,13 @@ Point the agent at it and work as before:
                    base_url = "http://127.0.0.1:4747/v1" (docs/proxy.md)
    an OpenAI SDK   OPENAI_BASE_URL=http://127.0.0.1:4747/v1
 
-Every output a request is sent without is stored first in the archive (--archive: the default
-archive, the one ctx-recall and its MCP server read), and its marker cites its id. What the
-proxy fails at itself (a body it cannot read, an archive it cannot write) sends the agent's
-own bytes upstream and logs one line on stderr; what the upstream answers, errors included,
-reaches the agent unchanged.
+Every output a request is sent without is stored in the archive (--archive: the default
+archive, the one ctx-recall and its MCP server read) once the upstream accepts the request,
+before the agent reads the answer, and its marker cites its id. What the proxy fails at
+itself (a body it cannot read, an archive it cannot read) sends the agent's own bytes upstream
+and logs one line on stderr; what the upstream answers, errors included, reaches the agent
+unchanged. It refuses what a web page can send: a request with an Origin header, a Host that
+is not its address (or localhost, or the name --listen gives), a body that is not JSON.
 
 Each request's cost goes in the ledger (--ledger): the upstream's own usage from its answer,
 and what the same request would have cost as the agent sent it, with the prompt cache
@@ -83,7 +85,7 @@ var (
 		Usage: "the Anthropic API's base `URL`: Messages requests (and count_tokens, and anything with Anthropic's headers) go there"}
 	openaiURL = &ucli.StringFlag{Name: "openai-url", Value: "https://api.openai.com", EnvVars: []string{"CTX_OPENAI_URL"},
 		Usage: "the OpenAI-compatible API's base `URL`: Chat Completions, Responses and the rest go there (a base ending in /v1 takes a path's /v1/ once)"}
-	archiveFlag = cli.ArchiveFlagOf("keep every output a request is sent without in the archive at `PATH`, before the request goes out, and cite its id in the marker (default: ctxkit/archive.db in the user's data directory, the one ctx-recall reads); --archive '' keeps none")
+	archiveFlag = cli.ArchiveFlagOf("keep every output a request is sent without in the archive at `PATH`, once the upstream accepts the request, and cite its id in the marker (default: ctxkit/archive.db in the user's data directory, the one ctx-recall reads); --archive '' keeps none")
 	ledger      = &ucli.StringFlag{Name: "ledger", EnvVars: []string{"CTX_LEDGER"},
 		Usage: "write what each request cost to the JSONL ledger at `PATH`, and read it with --report (default: ctxkit/proxy-ledger.jsonl in the user's data directory); --ledger '' keeps none"}
 	report   = &ucli.BoolFlag{Name: "report", EnvVars: []string{"CTX_REPORT"}, Usage: "print the ledger by session and exit: requests, prompt tokens and the bill as the agent sent them → as the proxy sent them"}
