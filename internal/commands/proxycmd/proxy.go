@@ -244,6 +244,9 @@ func printReport(e *cli.Env, path string) error {
 	if err != nil {
 		return cli.Failf("%s: %v", path, err)
 	}
+	if len(entries) == 0 && len(skipped) > 0 {
+		return cli.Failf("%s: line %s: not a ledger entry (and no line is)", path, textfmt.Int(skipped[0]))
+	}
 	if len(skipped) > 0 {
 		e.Warn("%s: %s skipped (%s), not whole entries: a write cut short; %s read", path,
 			textfmt.Plural(len(skipped), "line", "lines"), lineList(skipped), textfmt.Plural(len(entries), "entry", "entries"))
