@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
+	"github.com/ctxkit/ctxkit/internal/compact"
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/replay"
@@ -134,9 +135,7 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		}
 		return err
 	}
-	root := jsonscan.Parse(src, 0)
-	st.model = root.Get("model").Str()
-	st.cache = cacheOf(st.api, root)
+	st.model, st.cache = requestFacts(st.api, jsonscan.Parse(src, 0))
 	st.session = marker.SessionKey(t)
 	ledger := p.cfg.Ledger != nil
 	var tl stats.Tally
@@ -150,7 +149,13 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	if st.cache == cache1h {
 		f = p.filters[1]
 	}
-	replaced := f.Apply(t).Stats().Replaced
+	var rep compact.Report
+	if ledger {
+		rep = f.ApplyCounted(t, tl)
+	} else {
+		rep = f.Apply(t)
+	}
+	replaced := rep.Stats().Replaced
 	if !t.Changed() {
 		return nil
 	}
@@ -202,14 +207,16 @@ func conversationKey(session string, client replay.Prompt) string {
 	return key
 }
 
-// cacheOf is how the API bills what a request does not read from its
-// cache. Messages caches only with cache_control: on the body, or on the
-// tools, the system prompt or the last messages' blocks, where clients
-// put their breakpoints; the last of those says for how long the new part
-// is written.
-func cacheOf(api API, root jsonscan.Value) cacheKind {
+// requestFacts reads, in one pass over a request body's fields (its
+// history is most of it), the model it asks for and how the API bills what
+// it does not read from its cache. Messages caches only with
+// cache_control: on the body, or on the tools, the system prompt or the
+// last messages' blocks, where clients put their breakpoints; the last of
+// those says for how long the new part is written.
+func requestFacts(api API, root jsonscan.Value) (model string, cache cacheKind) {
+	f := root.Fields("model", "cache_control", "tools", "system", "messages")
 	if api != Messages {
-		return cacheAuto
+		return f[0].Str(), cacheAuto
 	}
 	kind := cacheNone
 	see := func(cc jsonscan.Value) {
@@ -227,19 +234,18 @@ func cacheOf(api API, root jsonscan.Value) cacheKind {
 			return true
 		})
 	}
-	f := root.Fields("cache_control", "tools", "system", "messages")
-	see(f[0])
-	blocks(f[1])
+	see(f[1])
 	blocks(f[2])
+	blocks(f[3])
 	var msgs []jsonscan.Value
-	f[3].Each(func(m jsonscan.Value) bool {
+	f[4].Each(func(m jsonscan.Value) bool {
 		msgs = append(msgs, m)
 		return true
 	})
 	for _, m := range msgs[max(0, len(msgs)-4):] {
 		blocks(m.Get("content"))
 	}
-	return kind
+	return f[0].Str(), kind
 }
 
 // toKeep finds the outputs a request is sent without that the archive
