@@ -201,11 +201,28 @@ func (v Value) Fields(keys ...string) []Value {
 // Each calls fn for every element of an array, in order, until fn returns
 // false.
 func (v Value) Each(fn func(Value) bool) {
-	if !v.IsArray() {
+	if v.IsArray() {
+		v.each(1, fn)
+	}
+}
+
+// EachAfter is Each for the elements of an array that follow the one that
+// ends at off, an offset in the document (as Span gives the element's
+// end): the elements an array has more than one seen before.
+func (v Value) EachAfter(off int, fn func(Value) bool) {
+	if !v.IsArray() || off <= v.Off || off > v.Off+len(v.Raw) {
 		return
 	}
+	i := skipSpace(v.Raw, off-v.Off)
+	if i < len(v.Raw) && v.Raw[i] == ',' {
+		i++
+	}
+	v.each(i, fn)
+}
+
+// each calls fn for the elements of an array from the one at v.Raw[i].
+func (v Value) each(i int, fn func(Value) bool) {
 	s := v.Raw
-	i := 1
 	for {
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] == ']' {
