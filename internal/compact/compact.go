@@ -212,7 +212,9 @@ func (r Report) Stats() stats.Report { return r.stats }
 
 // Apply compacts t in place, as the loop would send it after its last
 // message, and reports what it did.
-func (f *Filter) Apply(t *transcript.Transcript) Report { return f.ApplyCounted(t, stats.Count(t, f.opts.Counter)) }
+func (f *Filter) Apply(t *transcript.Transcript) Report {
+	return f.ApplyCounted(t, stats.Count(t, f.opts.Counter))
+}
 
 // ApplyCounted is Apply for a caller that has counted t's tally with the
 // filter's counter (stats.Count) for needs of its own (ctx-proxy's

@@ -80,7 +80,9 @@ type Loop struct {
 }
 
 // Start begins the compaction of t, a session as a live loop sees it.
-func (f *Filter) Start(t *transcript.Transcript) *Loop { return f.start(t, stats.Count(t, f.opts.Counter)) }
+func (f *Filter) Start(t *transcript.Transcript) *Loop {
+	return f.start(t, stats.Count(t, f.opts.Counter))
+}
 
 // start is Start with t's tally, counted with the filter's counter.
 func (f *Filter) start(t *transcript.Transcript, tally stats.Tally) *Loop {
