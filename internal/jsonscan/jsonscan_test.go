@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,6 +50,10 @@ func checkScan(t *testing.T, doc string) {
 					t.Fatalf("key %q of %q not found", keys[i], v.Raw)
 				}
 				walk(got[i], vals[i])
+				// Stepping over a value read before finds the same.
+				if again := v.FieldsSkipping(got[i], keys...); !slices.Equal(again, got[:len(keys)]) {
+					t.Fatalf("skipping %q: %v, want %v", got[i].Raw, again, got[:len(keys)])
+				}
 			}
 		case g.IsArray():
 			elems := g.Array()
