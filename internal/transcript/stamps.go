@@ -50,8 +50,8 @@ func (p *parser) sawModel(v jsonscan.Value) {
 // that names its model once stamps every message with it.
 func (p *parser) stampAll() {
 	msgs := p.t.Messages
-	if p.model == "" {
-		if m := documentModel(p.root); m != "" {
+	if p.model == "" && p.root.IsObject() {
+		if m := documentModel(p.field("model"), p.field("info"), p.field("replay_config")); m != "" {
 			for _, msg := range msgs {
 				msg.Model = m
 			}
@@ -75,19 +75,16 @@ func (p *parser) stampAll() {
 	}
 }
 
-// documentModel is the model a JSON document names for the whole of it: a
-// request body's "model", a mini-swe-agent trajectory's
+// documentModel is the model a JSON document names for the whole of it,
+// by its root's fields model, info and replay_config: a request body's
+// "model", a mini-swe-agent trajectory's
 // info.config.model.model_name, a SWE-agent trajectory's
 // replay_config.agent.model.name.
-func documentModel(root jsonscan.Value) string {
-	if !root.IsObject() {
-		return ""
-	}
-	f := root.Fields("model", "info", "replay_config")
+func documentModel(model, info, replayConfig jsonscan.Value) string {
 	for _, v := range []jsonscan.Value{
-		f[0],
-		f[1].Get("config").Get("model").Get("model_name"),
-		f[2].Get("agent").Get("model").Get("name"),
+		model,
+		info.Get("config").Get("model").Get("model_name"),
+		replayConfig.Get("agent").Get("model").Get("name"),
 	} {
 		if m := v.Str(); m != "" {
 			return m

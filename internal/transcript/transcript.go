@@ -87,6 +87,7 @@ type Transcript struct {
 
 	src   string
 	edits map[int]edit // by start offset
+	kept  *keeper      // what Prefix gives (Options.Keep)
 }
 
 // Message is one message of the history, in the model's order.
@@ -191,6 +192,10 @@ type Result struct {
 	mirrors []mirror
 	text    string // the text, once decoded or set
 	decoded bool
+	// original is the text the document has, once SetText replaced it
+	// (replaced): what Prefix keeps.
+	original string
+	replaced bool
 }
 
 // Text is the output's text; several text blocks are joined by newlines. It

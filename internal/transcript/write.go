@@ -57,6 +57,9 @@ func (t *Transcript) SetText(r *Result, text string) {
 		repl = jsonscan.Quote(inner)
 	}
 	t.replace(c.start, c.end, repl)
+	if !r.replaced {
+		r.original, r.replaced = r.text, true // decoded by the comparison above
+	}
 	r.text, r.decoded = text, true
 }
 
