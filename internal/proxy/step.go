@@ -128,14 +128,17 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		return fmt.Errorf("%w (%s)", errCompressed, enc)
 	}
 	src := unsafe.String(unsafe.SliceData(st.body), len(st.body)) // the body is not changed while held
-	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools})
+	after := p.prefixes.best(st.api, st.body)
+	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools, After: after, Keep: !p.fresh})
 	if err != nil {
 		if st.api == Responses && jsonscan.Valid(src) && !jsonscan.Parse(src, 0).Get("input").IsArray() {
 			return nil // a prompt (input a string): no history
 		}
 		return err
 	}
-	st.model, st.cache = requestFacts(st.api, jsonscan.Parse(src, 0))
+	parsed := t // t may be parsed again without a replacement (toKeep)
+	defer func() { p.prefixes.put(st.api, after, parsed.Prefix()) }() // once the step is done with it
+	st.model, st.cache = requestFacts(st.api, t)
 	st.session = marker.SessionKey(t)
 	ledger := p.cfg.Ledger != nil
 	var tl stats.Tally
@@ -207,14 +210,14 @@ func conversationKey(session string, client replay.Prompt) string {
 	return key
 }
 
-// requestFacts reads, in one pass over a request body's fields (its
-// history is most of it), the model it asks for and how the API bills what
+// requestFacts reads, from a request body's fields (its history is most
+// of it, and the transcript steps over it), the model it asks for and how the API bills what
 // it does not read from its cache. Messages caches only with
 // cache_control: on the body, or on the tools, the system prompt or the
 // last messages' blocks, where clients put their breakpoints; the last of
 // those says for how long the new part is written.
-func requestFacts(api API, root jsonscan.Value) (model string, cache cacheKind) {
-	f := root.Fields("model", "cache_control", "tools", "system", "messages")
+func requestFacts(api API, t *transcript.Transcript) (model string, cache cacheKind) {
+	f := t.Fields("model", "cache_control", "tools", "system")
 	if api != Messages {
 		return f[0].Str(), cacheAuto
 	}
@@ -237,11 +240,7 @@ func requestFacts(api API, root jsonscan.Value) (model string, cache cacheKind) 
 	see(f[1])
 	blocks(f[2])
 	blocks(f[3])
-	var msgs []jsonscan.Value
-	f[4].Each(func(m jsonscan.Value) bool {
-		msgs = append(msgs, m)
-		return true
-	})
+	msgs := t.Elements()
 	for _, m := range msgs[max(0, len(msgs)-4):] {
 		blocks(m.Get("content"))
 	}

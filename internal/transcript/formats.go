@@ -147,7 +147,7 @@ func (p *parser) system(sys jsonscan.Value) {
 	if text == "" {
 		return
 	}
-	m := &Message{Role: "system", Pos: Pos{Line: newLineCounter(p.t.src).at(sys.Off), Element: -1},
+	m := &Message{Role: "system", Pos: Pos{Line: p.lineAt(sys.Off), Element: -1},
 		Blocks: []Block{{Type: Text, Text: text}}}
 	p.t.Messages = append([]*Message{m}, p.t.Messages...)
 	for i, m := range p.t.Messages {

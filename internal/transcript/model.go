@@ -46,6 +46,7 @@ type parser struct {
 	rebase  rebaser
 	judged  int
 	keep    *keeper
+	last    record // the last record, for lineAt
 }
 
 // rootKeys are the fields of a document's root that the passes read.
@@ -60,7 +61,21 @@ func (p *parser) field(key string) jsonscan.Value {
 	return p.fields[slices.Index(rootKeys, key)]
 }
 
+// lineAt is the line of the input at offset off: counted from the last
+// record when off is past it (a request body's fields after its history),
+// not from the start.
+func (p *parser) lineAt(off int) int {
+	c := newLineCounter(p.t.src)
+	if r := p.last; r.v.Off > 0 && r.v.Off <= off {
+		c.off, c.lines = r.v.Off, r.pos.Line
+	}
+	return c.at(off)
+}
+
 func (p *parser) parse(records []record) {
+	if len(records) > 0 {
+		p.last = records[len(records)-1]
+	}
 	for i, r := range records {
 		first, users, ends := len(p.t.Messages), len(p.eventUsers), len(p.eventEnds)
 		if i < p.carried {

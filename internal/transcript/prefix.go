@@ -272,3 +272,12 @@ func (t *Transcript) Prefix() *Prefix {
 	}
 	return &Prefix{src: t.src, format: t.Format, tools: k.tools, key: k.key, msgs: k.msgs, recs: k.recs, made: k.made}
 }
+
+// Shared is how many bytes data shares with the start of the document
+// the Prefix was kept from.
+func (a *Prefix) Shared(data []byte) int {
+	return commonPrefix(a.src, unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// Size is the size of the document the Prefix was kept from.
+func (a *Prefix) Size() int { return len(a.src) }

@@ -88,7 +88,23 @@ type Transcript struct {
 	src   string
 	edits map[int]edit // by start offset
 	kept  *keeper      // what Prefix gives (Options.Keep)
+	// root is a document's value, history its array of messages when
+	// known (Fields), records the records read (Elements).
+	root, history jsonscan.Value
+	records       []jsonscan.Value
 }
+
+// Fields returns the values of a document's top-level fields (a request
+// body's model, tools, system), as jsonscan.Value.Fields does, stepping
+// over the history where the parse knows it (Options.Keep); values that do
+// not exist for a transcript that is not one JSON object.
+func (t *Transcript) Fields(keys ...string) []jsonscan.Value {
+	return t.root.FieldsSkipping(t.history, keys...)
+}
+
+// Elements are the records the transcript was read from, raw, in order:
+// the elements of a document's history, the lines of JSONL.
+func (t *Transcript) Elements() []jsonscan.Value { return t.records }
 
 // Message is one message of the history, in the model's order.
 type Message struct {
