@@ -136,7 +136,7 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		}
 		return err
 	}
-	parsed := t // t may be parsed again without a replacement (toKeep)
+	parsed := t                                                       // t may be parsed again without a replacement (toKeep)
 	defer func() { p.prefixes.put(st.api, after, parsed.Prefix()) }() // once the step is done with it
 	st.model, st.cache = requestFacts(st.api, t)
 	st.session = marker.SessionKey(t)
