@@ -3,26 +3,34 @@ package proxy
 import (
 	"sync"
 
+	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// prefixes keeps the parses of recent request bodies (transcript.Prefix),
-// for the next request of each conversation: an agent sends the history of
-// its last request again and adds to its end, and the parse takes the
-// elements the two share instead of reading them again. Which conversation
-// a body continues is not known before it is read: the kept parse it
-// shares the most bytes with is the one (a body shares a few kilobytes at
-// most with another conversation's, and comparing stops there).
+// prefixes keeps what the proxy read of recent request bodies, for the
+// next request of each conversation: an agent sends the history of its
+// last request again and adds to its end, and what the two share need not
+// be parsed (transcript.Prefix) nor counted (its tally) again. Which
+// conversation a body continues is not known before it is read: the kept
+// body it shares the most bytes with is the one (a body shares a few
+// kilobytes at most with another conversation's, and comparing stops
+// there).
 type prefixes struct {
 	mu    sync.Mutex
-	kept  []kept // the most recently used last
+	kept  []*read // the most recently kept last
 	bytes int64
 }
 
-type kept struct {
+// read is what the proxy read of one body: its parse, and the tally of its
+// messages, calls and results as the client sent them, with where each
+// message came from (its element of the history) and where those end.
+type read struct {
 	api    API
 	size   int64
 	prefix *transcript.Prefix
+	tally  stats.Tally
+	elems  []int // by message, its element of the history (-1 for none: a system prompt)
+	ends   []int // by element, where it ends in the body
 }
 
 // The bounds of what is kept: a body's parse holds the body and the texts
@@ -30,44 +38,103 @@ type kept struct {
 const (
 	maxPrefixes     = 64
 	maxPrefixBytes  = 128 << 20
-	maxPrefixedBody = 8 << 20 // a larger body is parsed anew each time: it would take the room of many
+	maxPrefixedBody = 8 << 20 // a larger body is read anew each time: it would take the room of many
 )
 
-// best is the kept parse of api's bodies that shares the most bytes with
-// body, or nil.
-func (ps *prefixes) best(api API, body []byte) *transcript.Prefix {
+// best is the kept read of api's bodies that shares the most bytes with
+// body (shared of them), or nil.
+func (ps *prefixes) best(api API, body []byte) (best *read, shared int) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	var best *transcript.Prefix
-	most := 0
-	for _, k := range ps.kept {
-		if k.api != api {
+	for _, r := range ps.kept {
+		if r.api != api {
 			continue
 		}
-		if n := k.prefix.Shared(body); n > most {
-			best, most = k.prefix, n
+		if n := r.prefix.Shared(body); n > shared {
+			best, shared = r, n
 		}
 	}
-	return best
+	return best, shared
 }
 
-// put keeps the parse of a body, in place of the parse it took from
-// (after, nil for none): that conversation has moved on.
-func (ps *prefixes) put(api API, after, p *transcript.Prefix) {
+// prefix is r's parse, for a nil r too.
+func (r *read) parse() *transcript.Prefix {
+	if r == nil {
+		return nil
+	}
+	return r.prefix
+}
+
+// known is what t, a body that shares its first shared bytes with r's,
+// need not count again: the blocks of its messages from the elements of
+// the history the two share, and the calls and results of those.
+func (r *read) known(t *transcript.Transcript, shared int) stats.Tally {
+	if r == nil {
+		return stats.Tally{}
+	}
+	carried := 0
+	for carried < len(r.ends) && r.ends[carried] <= shared {
+		carried++
+	}
+	type at struct{ elem, nth int } // the nth message an element made
+	was := map[at]int{}
+	nth := map[int]int{}
+	for i, e := range r.elems {
+		if e >= 0 && e < carried {
+			was[at{e, nth[e]}] = i
+			nth[e]++
+		}
+	}
+	clear(nth)
+	known := stats.Tally{Blocks: make([][]int, len(t.Messages))}
+	calls, results := 0, 0
+	for i, m := range t.Messages {
+		e := m.Pos.Element
+		if e < 0 || e >= carried {
+			continue
+		}
+		if j, ok := was[at{e, nth[e]}]; ok {
+			known.Blocks[i] = r.tally.Blocks[j]
+		}
+		nth[e]++
+		calls, results = calls+len(m.Calls), results+len(m.Results)
+	}
+	known.Calls, known.Results = r.tally.Calls[:min(calls, len(r.tally.Calls))], r.tally.Results[:min(results, len(r.tally.Results))]
+	return known
+}
+
+// readOf is what the proxy keeps of t, read with tally.
+func readOf(api API, t *transcript.Transcript, tally stats.Tally) *read {
+	p := t.Prefix()
 	if p == nil || p.Size() > maxPrefixedBody {
+		return nil
+	}
+	r := &read{api: api, size: 2 * int64(p.Size()), prefix: p, tally: tally, elems: make([]int, len(t.Messages))}
+	for i, m := range t.Messages {
+		r.elems[i] = m.Pos.Element
+	}
+	for _, v := range t.Elements() {
+		r.ends = append(r.ends, v.Off+len(v.Raw))
+	}
+	return r
+}
+
+// put keeps r, in place of the read it took from (after, nil for none):
+// that conversation has moved on.
+func (ps *prefixes) put(r, after *read) {
+	if r == nil {
 		return
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for i, k := range ps.kept {
-		if k.prefix == after && after != nil {
+		if k == after && after != nil {
 			ps.drop(i)
 			break
 		}
 	}
-	size := 2 * int64(p.Size())
-	ps.kept = append(ps.kept, kept{api: api, size: size, prefix: p})
-	ps.bytes += size
+	ps.kept = append(ps.kept, r)
+	ps.bytes += r.size
 	for len(ps.kept) > maxPrefixes || ps.bytes > maxPrefixBytes {
 		ps.drop(0)
 	}

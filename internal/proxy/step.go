@@ -14,7 +14,6 @@ import (
 	"unsafe"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
-	"github.com/ctxkit/ctxkit/internal/compact"
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/replay"
@@ -128,22 +127,27 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		return fmt.Errorf("%w (%s)", errCompressed, enc)
 	}
 	src := unsafe.String(unsafe.SliceData(st.body), len(st.body)) // the body is not changed while held
-	after := p.prefixes.best(st.api, st.body)
-	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools, After: after, Keep: !p.fresh})
+	var after *read
+	shared := 0
+	if !p.fresh {
+		after, shared = p.prefixes.best(st.api, st.body)
+	}
+	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools, After: after.parse(), Keep: !p.fresh})
 	if err != nil {
 		if st.api == Responses && jsonscan.Valid(src) && !jsonscan.Parse(src, 0).Get("input").IsArray() {
 			return nil // a prompt (input a string): no history
 		}
 		return err
 	}
-	parsed := t                                                       // t may be parsed again without a replacement (toKeep)
-	defer func() { p.prefixes.put(st.api, after, parsed.Prefix()) }() // once the step is done with it
+	tl := stats.CountKnown(t, p.cfg.Counter, after.known(t, shared))
+	parsed := t // t may be parsed again without a replacement (toKeep)
+	if !p.fresh {
+		defer func() { p.prefixes.put(readOf(st.api, parsed, tl), after) }() // once the step is done with it
+	}
 	st.model, st.cache = requestFacts(st.api, t)
 	st.session = marker.SessionKey(t)
 	ledger := p.cfg.Ledger != nil
-	var tl stats.Tally
 	if ledger {
-		tl = stats.Count(t, p.cfg.Counter)
 		st.client = replay.PromptOf(t, tl)
 		st.sent, st.measured = st.client, true
 		st.conv = conversationKey(st.session, st.client)
@@ -152,13 +156,7 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	if st.cache == cache1h {
 		f = p.filters[1]
 	}
-	var rep compact.Report
-	if ledger {
-		rep = f.ApplyCounted(t, tl)
-	} else {
-		rep = f.Apply(t)
-	}
-	replaced := rep.Stats().Replaced
+	replaced := f.ApplyCounted(t, tl).Stats().Replaced
 	if !t.Changed() {
 		return nil
 	}
