@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -184,6 +185,23 @@ func BenchmarkStr(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
 			_ = gjson.Parse(v.Raw).Str
+		}
+	})
+}
+
+// FuzzQuote: Quote is encoding/json's encoding of a string, <, > and &
+// left as they are, whether it takes the plain path or not.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "plain text 1 < 2 & 3 > 0", "a \"quote\" and \\ a backslash", "tab\there\n", "é\u2028\x7f\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		if got, want := Quote(s), strings.TrimSuffix(b.String(), "\n"); got != want {
+			t.Fatalf("Quote(%q) = %s, encoding/json gives %s", s, got, want)
 		}
 	})
 }

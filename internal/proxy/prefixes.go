@@ -12,9 +12,9 @@ import (
 // last request again and adds to its end, and what the two share need not
 // be parsed (transcript.Prefix) nor counted (its tally) again. Which
 // conversation a body continues is not known before it is read: the kept
-// body it shares the most bytes with is the one (a body shares a few
-// kilobytes at most with another conversation's, and comparing stops
-// there).
+// body it shares the most of its first 64 KiB with is the one, the most
+// recent of those that share as much (a body shares a few kilobytes with
+// another conversation's: the system prompt, the instructions).
 type prefixes struct {
 	mu    sync.Mutex
 	kept  []*read // the most recently kept last
@@ -23,14 +23,13 @@ type prefixes struct {
 
 // read is what the proxy read of one body: its parse, and the tally of its
 // messages, calls and results as the client sent them, with where each
-// message came from (its element of the history) and where those end.
+// message came from (its element of the history).
 type read struct {
 	api    API
 	size   int64
 	prefix *transcript.Prefix
 	tally  stats.Tally
 	elems  []int // by message, its element of the history (-1 for none: a system prompt)
-	ends   []int // by element, where it ends in the body
 }
 
 // The bounds of what is kept: a body's parse holds the body and the texts
@@ -41,20 +40,21 @@ const (
 	maxPrefixedBody = 8 << 20 // a larger body is read anew each time: it would take the room of many
 )
 
-// best is the kept read of api's bodies that shares the most bytes with
-// body (shared of them), or nil.
-func (ps *prefixes) best(api API, body []byte) (best *read, shared int) {
+// best is the kept read of api's bodies that body continues, or nil.
+func (ps *prefixes) best(api API, body []byte) *read {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	var best *read
+	most := 0
 	for _, r := range ps.kept {
 		if r.api != api {
 			continue
 		}
-		if n := r.prefix.Shared(body); n > shared {
-			best, shared = r, n
+		if n := r.prefix.Shared(body, 64<<10); n > 0 && n >= most {
+			best, most = r, n
 		}
 	}
-	return best, shared
+	return best
 }
 
 // prefix is r's parse, for a nil r too.
@@ -65,16 +65,13 @@ func (r *read) parse() *transcript.Prefix {
 	return r.prefix
 }
 
-// known is what t, a body that shares its first shared bytes with r's,
-// need not count again: the blocks of its messages from the elements of
-// the history the two share, and the calls and results of those.
-func (r *read) known(t *transcript.Transcript, shared int) stats.Tally {
-	if r == nil {
+// known is what t, a body parsed after r's, need not count again: the
+// blocks of its messages from the elements of the history it took from
+// r's (transcript.Carried), and the calls and results of those.
+func (r *read) known(t *transcript.Transcript) stats.Tally {
+	carried := t.Carried()
+	if r == nil || carried == 0 {
 		return stats.Tally{}
-	}
-	carried := 0
-	for carried < len(r.ends) && r.ends[carried] <= shared {
-		carried++
 	}
 	type at struct{ elem, nth int } // the nth message an element made
 	was := map[at]int{}
@@ -112,9 +109,6 @@ func readOf(api API, t *transcript.Transcript, tally stats.Tally) *read {
 	r := &read{api: api, size: 2 * int64(p.Size()), prefix: p, tally: tally, elems: make([]int, len(t.Messages))}
 	for i, m := range t.Messages {
 		r.elems[i] = m.Pos.Element
-	}
-	for _, v := range t.Elements() {
-		r.ends = append(r.ends, v.Off+len(v.Raw))
 	}
 	return r
 }

@@ -128,9 +128,8 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	}
 	src := unsafe.String(unsafe.SliceData(st.body), len(st.body)) // the body is not changed while held
 	var after *read
-	shared := 0
 	if !p.fresh {
-		after, shared = p.prefixes.best(st.api, st.body)
+		after = p.prefixes.best(st.api, st.body)
 	}
 	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools, After: after.parse(), Keep: !p.fresh})
 	if err != nil {
@@ -139,7 +138,7 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		}
 		return err
 	}
-	tl := stats.CountKnown(t, p.cfg.Counter, after.known(t, shared))
+	tl := stats.CountKnown(t, p.cfg.Counter, after.known(t))
 	parsed := t // t may be parsed again without a replacement (toKeep)
 	if !p.fresh {
 		defer func() { p.prefixes.put(readOf(st.api, parsed, tl), after) }() // once the step is done with it

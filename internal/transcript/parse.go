@@ -78,7 +78,7 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 		p.keep = &keeper{tools: opts.Tools, key: historyName, msgs: p.msgs.Off, recs: records}
 	}
 	p.parse(records)
-	p.t.kept, p.t.root, p.t.history = p.keep, root, p.msgs
+	p.t.kept, p.t.root, p.t.history, p.t.carried = p.keep, root, p.msgs, carried
 	p.t.records = make([]jsonscan.Value, len(records))
 	for i, r := range records {
 		p.t.records[i] = r.v

@@ -274,9 +274,10 @@ func (t *Transcript) Prefix() *Prefix {
 }
 
 // Shared is how many bytes data shares with the start of the document
-// the Prefix was kept from.
-func (a *Prefix) Shared(data []byte) int {
-	return commonPrefix(a.src, unsafe.String(unsafe.SliceData(data), len(data)))
+// the Prefix was kept from, up to n.
+func (a *Prefix) Shared(data []byte, n int) int {
+	src := unsafe.String(unsafe.SliceData(data), len(data))
+	return commonPrefix(a.src[:min(n, len(a.src))], src[:min(n, len(src))])
 }
 
 // Size is the size of the document the Prefix was kept from.

@@ -92,7 +92,12 @@ type Transcript struct {
 	// known (Fields), records the records read (Elements).
 	root, history jsonscan.Value
 	records       []jsonscan.Value
+	carried       int
 }
+
+// Carried is how many of the history's first elements the parse took from
+// Options.After: the bytes of those are the earlier document's.
+func (t *Transcript) Carried() int { return t.carried }
 
 // Fields returns the values of a document's top-level fields (a request
 // body's model, tools, system), as jsonscan.Value.Fields does, stepping
