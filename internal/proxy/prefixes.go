@@ -3,6 +3,7 @@ package proxy
 import (
 	"sync"
 
+	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -21,15 +22,16 @@ type prefixes struct {
 	bytes int64
 }
 
-// read is what the proxy read of one body: its parse, and the tally of its
-// messages, calls and results as the client sent them, with where each
-// message came from (its element of the history).
+// read is what the proxy read of one body: its parse, the tally of its
+// messages, calls and results as the client sent them and their keys,
+// with where each message came from (its element of the history).
 type read struct {
 	api    API
 	size   int64
 	prefix *transcript.Prefix
 	tally  stats.Tally
-	elems  []int // by message, its element of the history (-1 for none: a system prompt)
+	client replay.Prompt // the history as the client sent it, keyed (with a ledger)
+	elems  []int         // by message, its element of the history (-1 for none: a system prompt)
 }
 
 // The bounds of what is kept: a body's parse holds the body and the texts
@@ -65,48 +67,73 @@ func (r *read) parse() *transcript.Prefix {
 	return r.prefix
 }
 
-// known is what t, a body parsed after r's, need not count again: the
-// blocks of its messages from the elements of the history it took from
-// r's (transcript.Carried), and the calls and results of those.
-func (r *read) known(t *transcript.Transcript) stats.Tally {
+// known maps the messages of t, a body parsed after r's, to r's: was[i]
+// is the index in r's of message i when it came from an element of the
+// history that the parse took from r's (transcript.Carried), else -1.
+// Those need not be counted nor keyed again.
+func (r *read) known(t *transcript.Transcript) (was []int) {
 	carried := t.Carried()
 	if r == nil || carried == 0 {
-		return stats.Tally{}
+		return nil
 	}
 	type at struct{ elem, nth int } // the nth message an element made
-	was := map[at]int{}
+	before := map[at]int{}
 	nth := map[int]int{}
 	for i, e := range r.elems {
 		if e >= 0 && e < carried {
-			was[at{e, nth[e]}] = i
+			before[at{e, nth[e]}] = i
 			nth[e]++
 		}
 	}
 	clear(nth)
+	was = make([]int, len(t.Messages))
+	for i, m := range t.Messages {
+		was[i] = -1
+		if e := m.Pos.Element; e >= 0 && e < carried {
+			if j, ok := before[at{e, nth[e]}]; ok {
+				was[i] = j
+			}
+			nth[e]++
+		}
+	}
+	return was
+}
+
+// knownTally is what t need not count again (known's messages): their blocks,
+// and their calls and results, which come first.
+func (r *read) knownTally(t *transcript.Transcript, was []int) stats.Tally {
+	if len(was) == 0 {
+		return stats.Tally{}
+	}
 	known := stats.Tally{Blocks: make([][]int, len(t.Messages))}
 	calls, results := 0, 0
 	for i, m := range t.Messages {
-		e := m.Pos.Element
-		if e < 0 || e >= carried {
-			continue
+		if was[i] >= 0 {
+			known.Blocks[i] = r.tally.Blocks[was[i]]
+			calls, results = calls+len(m.Calls), results+len(m.Results)
 		}
-		if j, ok := was[at{e, nth[e]}]; ok {
-			known.Blocks[i] = r.tally.Blocks[j]
-		}
-		nth[e]++
-		calls, results = calls+len(m.Calls), results+len(m.Results)
 	}
 	known.Calls, known.Results = r.tally.Calls[:min(calls, len(r.tally.Calls))], r.tally.Results[:min(results, len(r.tally.Results))]
 	return known
 }
 
-// readOf is what the proxy keeps of t, read with tally.
-func readOf(api API, t *transcript.Transcript, tally stats.Tally) *read {
+// prompt is the client's history as r's body sent it (replay), whose
+// keys of known messages t need not compute again.
+func (r *read) prompt() replay.Prompt {
+	if r == nil {
+		return replay.Prompt{}
+	}
+	return r.client
+}
+
+// readOf is what the proxy keeps of t, read with tally (and keyed as
+// client, with a ledger).
+func readOf(api API, t *transcript.Transcript, tally stats.Tally, client replay.Prompt) *read {
 	p := t.Prefix()
 	if p == nil || p.Size() > maxPrefixedBody {
 		return nil
 	}
-	r := &read{api: api, size: 2 * int64(p.Size()), prefix: p, tally: tally, elems: make([]int, len(t.Messages))}
+	r := &read{api: api, size: 2 * int64(p.Size()), prefix: p, tally: tally, client: client, elems: make([]int, len(t.Messages))}
 	for i, m := range t.Messages {
 		r.elems[i] = m.Pos.Element
 	}

@@ -138,16 +138,17 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		}
 		return err
 	}
-	tl := stats.CountKnown(t, p.cfg.Counter, after.known(t))
+	was := after.known(t)
+	tl := stats.CountKnown(t, p.cfg.Counter, after.knownTally(t, was))
 	parsed := t // t may be parsed again without a replacement (toKeep)
 	if !p.fresh {
-		defer func() { p.prefixes.put(readOf(st.api, parsed, tl), after) }() // once the step is done with it
+		defer func() { p.prefixes.put(readOf(st.api, parsed, tl, st.client), after) }() // once the step is done with it
 	}
 	st.model, st.cache = requestFacts(st.api, t)
 	st.session = marker.SessionKey(t)
 	ledger := p.cfg.Ledger != nil
 	if ledger {
-		st.client = replay.PromptOf(t, tl)
+		st.client = replay.PromptKnown(t, tl, after.prompt(), was)
 		st.sent, st.measured = st.client, true
 		st.conv = conversationKey(st.session, st.client)
 	}
