@@ -24,7 +24,9 @@ var seed = maphash.MakeSeed()
 
 // PromptOf is t's history as it is sent now, its tokens counted in tl
 // (stats.Count of t as it is now).
-func PromptOf(t *transcript.Transcript, tl stats.Tally) Prompt { return PromptKnown(t, tl, Prompt{}, nil) }
+func PromptOf(t *transcript.Transcript, tl stats.Tally) Prompt {
+	return PromptKnown(t, tl, Prompt{}, nil)
+}
 
 // PromptKnown is PromptOf for a transcript some of whose messages are
 // another's, keyed in known (an agent's next request, which sends the
