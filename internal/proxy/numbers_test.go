@@ -253,23 +253,31 @@ func peak(t *testing.T, pid int) string {
 // numbersMemory: the ctx-proxy binary (ledger and archive on) under 32
 // sessions at once, each growing request by request to 600 KB; and under
 // 12 bodies of 30 MB at once: its peak resident memory (VmHWM), and how
-// long the load took.
+// long the load took; the reference build's too with CTX_PROXY_REF.
 func numbersMemory(t *testing.T) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil || !bytes.Contains(status, []byte("VmHWM")) {
 		t.Skip("no /proc/PID/status here")
 	}
-	t.Run("sessions", numbersSessions)
-	t.Run("large bodies", numbersLarge)
+	builds := map[string]string{"this build": buildProxy(t)}
+	if ref := os.Getenv("CTX_PROXY_REF"); ref != "" {
+		builds["the reference"] = ref
+	}
+	for _, name := range []string{"this build", "the reference"} {
+		if exe, ok := builds[name]; ok {
+			t.Run("sessions, "+name, func(t *testing.T) { numbersSessions(t, name, exe) })
+			t.Run("large bodies, "+name, func(t *testing.T) { numbersLarge(t, name, exe) })
+		}
+	}
 }
 
-func numbersSessions(t *testing.T) {
+func numbersSessions(t *testing.T, build, exe string) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, sseAnswer(body))
 	})
-	px := startProxy(t, buildProxy(t), up)
+	px := startProxy(t, exe, up)
 	proxyURL := px.URL
 	const sessions, turns = 32, 100
 	start := time.Now()
@@ -291,7 +299,7 @@ func numbersSessions(t *testing.T) {
 	wg.Wait()
 	took := time.Since(start)
 	hwm := peak(t, px.Pid())
-	t.Logf("| %d sessions at once, %s requests of up to %s bytes (%s MB in all) | %s | %.1f s |", sessions, textfmt.Int(int(requests.Load())),
+	t.Logf("| %s: %d sessions at once, %s requests of up to %s bytes (%s MB in all) | %s | %.1f s |", build, sessions, textfmt.Int(int(requests.Load())),
 		textfmt.Int(len(history(0, turns))), textfmt.Int(int(bytesSent.Load()>>20)), hwm, took.Seconds())
 }
 
@@ -299,7 +307,7 @@ func numbersSessions(t *testing.T) {
 // own) sent at once: the peak resident memory, how long until every
 // answer was in, and how many went upstream compacted (the others found
 // the memory for bodies spent, and went as they came).
-func numbersLarge(t *testing.T) {
+func numbersLarge(t *testing.T, build, exe string) {
 	var compacted atomic.Int64
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -309,7 +317,7 @@ func numbersLarge(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, sseAnswer(body))
 	})
-	px := startProxy(t, buildProxy(t), up)
+	px := startProxy(t, exe, up)
 	const bodies = 12
 	var all [][]byte
 	for s := range bodies {
@@ -326,6 +334,6 @@ func numbersLarge(t *testing.T) {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	t.Logf("| %d bodies of %s bytes at once | %s | %.1f s | %d of %d compacted |", bodies, textfmt.Int(len(all[0])), peak(t, px.Pid()),
+	t.Logf("| %s: %d bodies of %s bytes at once | %s | %.1f s | %d of %d compacted |", build, bodies, textfmt.Int(len(all[0])), peak(t, px.Pid()),
 		took.Seconds(), compacted.Load(), bodies)
 }
