@@ -140,11 +140,9 @@ type Proxy struct {
 	// size, until it is done.
 	steps chan struct{}
 	kept  *keptSet
-	// prefixes are the parses of recent bodies, which the next request of
-	// each conversation takes from; fresh leaves them out (a proxy that
-	// reads every body anew, to measure against).
+	// prefixes are what the proxy read of recent bodies, which the next
+	// request of each conversation takes from.
 	prefixes prefixes
-	fresh    bool
 }
 
 // New checks the setup and builds the proxy.

@@ -127,11 +127,8 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 		return fmt.Errorf("%w (%s)", errCompressed, enc)
 	}
 	src := unsafe.String(unsafe.SliceData(st.body), len(st.body)) // the body is not changed while held
-	var after *read
-	if !p.fresh {
-		after = p.prefixes.best(st.api, st.body)
-	}
-	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools, After: after.parse(), Keep: !p.fresh})
+	after := p.prefixes.best(st.api, st.body)
+	t, err := transcript.Parse(st.body, transcript.Options{Format: st.api.format(), Tools: p.cfg.Tools, After: after.parse(), Keep: true})
 	if err != nil {
 		if st.api == Responses && jsonscan.Valid(src) && !jsonscan.Parse(src, 0).Get("input").IsArray() {
 			return nil // a prompt (input a string): no history
@@ -140,10 +137,10 @@ func (p *Proxy) compactBody(st *step, h http.Header) error {
 	}
 	was := after.known(t)
 	tl := stats.CountKnown(t, p.cfg.Counter, after.knownTally(t, was))
-	parsed := t // t may be parsed again without a replacement (toKeep)
-	if !p.fresh {
-		defer func() { p.prefixes.put(readOf(st.api, parsed, tl, st.client), after) }() // once the step is done with it
-	}
+	// What was read is kept once the step is done with it; t itself may
+	// be parsed again without a replacement (toKeep).
+	parsed := t
+	defer func() { p.prefixes.put(readOf(st.api, parsed, tl, st.client), after) }()
 	st.model, st.cache = requestFacts(st.api, t)
 	st.session = marker.SessionKey(t)
 	ledger := p.cfg.Ledger != nil
