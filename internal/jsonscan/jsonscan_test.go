@@ -192,7 +192,7 @@ func BenchmarkStr(b *testing.B) {
 // FuzzQuote: Quote is encoding/json's encoding of a string, <, > and &
 // left as they are, whether it takes the plain path or not.
 func FuzzQuote(f *testing.F) {
-	for _, s := range []string{"", "plain text 1 < 2 & 3 > 0", "a \"quote\" and \\ a backslash", "tab\there\n", "é\u2028\x7f\xff"} {
+	for _, s := range []string{"", "plain text 1 < 2 & 3 > 0", "a \"quote\" and \\ a backslash", "tab\there\n", "é\u2028\x7f\xff", "… → é\u2029\u2028x\x01"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // Quote encodes s as a JSON string, leaving <, > and & as they are: they
 // are common in commands and outputs, and \u003c would cost tokens. It is
-// encoding/json's encoding; an ASCII text, as most summaries are, is
+// encoding/json's encoding; a text of valid UTF-8, as summaries are, is
 // escaped here without the encoder.
 func Quote(s string) string {
-	if !ascii(s) {
+	if !utf8.ValidString(s) {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
@@ -26,6 +27,19 @@ func Quote(s string) string {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x80 {
+			// encoding/json escapes two characters that end lines in
+			// JavaScript, and takes the rest of UTF-8 as it is.
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == '\u2028' || r == '\u2029' {
+				b.WriteString(s[last:i])
+				b.WriteString(`\u202`)
+				b.WriteByte(hexDigits[r&0xf])
+				last = i + n
+			}
+			i += n - 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
@@ -57,13 +71,3 @@ func Quote(s string) string {
 }
 
 const hexDigits = "0123456789abcdef"
-
-// ascii reports whether s is ASCII, which Quote escapes itself.
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}

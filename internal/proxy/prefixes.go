@@ -76,25 +76,31 @@ func (r *read) known(t *transcript.Transcript) (was []int) {
 	if r == nil || carried == 0 {
 		return nil
 	}
-	type at struct{ elem, nth int } // the nth message an element made
-	before := map[at]int{}
-	nth := map[int]int{}
+	// An element's messages are consecutive, in both.
+	first := make([]int, carried)
+	for e := range first {
+		first[e] = -1
+	}
 	for i, e := range r.elems {
-		if e >= 0 && e < carried {
-			before[at{e, nth[e]}] = i
-			nth[e]++
+		if e >= 0 && e < carried && first[e] < 0 {
+			first[e] = i
 		}
 	}
-	clear(nth)
 	was = make([]int, len(t.Messages))
+	elem, nth := -1, 0
 	for i, m := range t.Messages {
 		was[i] = -1
-		if e := m.Pos.Element; e >= 0 && e < carried {
-			if j, ok := before[at{e, nth[e]}]; ok {
-				was[i] = j
-			}
-			nth[e]++
+		e := m.Pos.Element
+		if e < 0 || e >= carried {
+			continue
 		}
+		if e != elem {
+			elem, nth = e, 0
+		}
+		if j := first[e] + nth; first[e] >= 0 && j < len(r.elems) && r.elems[j] == e {
+			was[i] = j
+		}
+		nth++
 	}
 	return was
 }
