@@ -99,12 +99,8 @@ func execution(t *transcript.Transcript, session string, r *transcript.Result, t
 	if !marker.Original(text) {
 		return Execution{}, false
 	}
-	handle := r.CallID
-	if !marker.Identifies(handle) {
-		handle = marker.DerivedHandle(session, r)
-	}
 	e := Execution{
-		Session: session, Handle: handle, CallID: r.CallID, Seq: r.Index,
+		Session: session, Handle: marker.HandleOf(session, r, text), CallID: r.CallID, Seq: r.Index,
 		Failed: r.Failed(), ExitCode: r.ExitCode,
 		Output: text, Format: t.Format, Cwd: t.Cwd,
 		Time: r.Message.Time.UTC(),

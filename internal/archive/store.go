@@ -330,19 +330,19 @@ func (a *Archive) Keep(execs []Execution) error {
 	if err != nil {
 		return err
 	}
-	var stmt *sql.Stmt
+	var held *sql.Stmt
 	for i, e := range execs {
 		if inserted[i] {
 			continue // stored with this output just now
 		}
-		if stmt == nil {
-			if stmt, err = a.db.Prepare(`SELECT o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id WHERE e.session = ? AND e.handle = ?`); err != nil {
+		if held == nil {
+			if held, err = a.db.Prepare(heldSum); err != nil {
 				return a.wrap(err)
 			}
-			defer stmt.Close()
+			defer held.Close()
 		}
 		var sum []byte
-		if err := stmt.QueryRow(e.Session, e.Handle).Scan(&sum); err != nil {
+		if err := held.QueryRow(e.Session, e.Handle).Scan(&sum); err != nil {
 			return a.wrap(err)
 		}
 		if want := sha256.Sum256([]byte(e.Output)); string(sum) != string(want[:]) {
@@ -350,4 +350,44 @@ func (a *Archive) Keep(execs []Execution) error {
 		}
 	}
 	return nil
+}
+
+// heldSum is the SHA-256 of the output the archive holds under a session
+// and handle.
+const heldSum = `SELECT o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id WHERE e.session = ? AND e.handle = ?`
+
+// Conflicts reports, for each execution, whether Keep would refuse it: the
+// archive holds another output under its session and handle, or an
+// execution before it in execs has another output under them. It writes
+// nothing, so that a caller may leave those results as they are before
+// it sends what cites the others, and keep the others later.
+func (a *Archive) Conflicts(execs []Execution) ([]bool, error) {
+	out := make([]bool, len(execs))
+	if len(execs) == 0 {
+		return out, nil
+	}
+	held, err := a.db.Prepare(heldSum)
+	if err != nil {
+		return nil, a.wrap(err)
+	}
+	defer held.Close()
+	seen := map[[2]string][32]byte{}
+	for i, e := range execs {
+		want := sha256.Sum256([]byte(e.Output))
+		k := [2]string{e.Session, e.Handle}
+		if sum, ok := seen[k]; ok {
+			out[i] = sum != want
+			continue
+		}
+		seen[k] = want
+		var sum []byte
+		switch err := held.QueryRow(e.Session, e.Handle).Scan(&sum); {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, a.wrap(err)
+		default:
+			out[i] = string(sum) != string(want[:])
+		}
+	}
+	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/archivecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/loopscmd"
 	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 	"github.com/ctxkit/ctxkit/internal/marker"
@@ -237,4 +238,56 @@ func editSession() []byte {
 	call("call_read_b_0001", "read_file", `{"path":"b.go"}`, long)
 	call("call_edit_b_0001", "edit_file", fmt.Sprintf(`{"path":"b.go","old_string":%q,"new_string":"x"}`, long), "ok")
 	return []byte("[\n" + strings.Join(msgs, ",\n") + "\n]\n")
+}
+
+// TestArchivedTwins: two conversations that open alike and number their
+// calls alike (call_0, call_1, as many chat agents do) share a session
+// key, not their handles: ctx-archive stores each result of both, every
+// filter with --archive cites for each result the handle ctx-archive
+// stored it under, and ctx-recall gives back by it that conversation's
+// own output.
+func TestArchivedTwins(t *testing.T) {
+	twin := func(name string) []byte {
+		msgs := []string{`{"role":"system","content":"You are a coding agent."}`, `{"role":"user","content":"Make the tests pass."}`}
+		for i := range 2 {
+			var out strings.Builder
+			for line := range 400 {
+				fmt.Fprintf(&out, "%s: test_%04d passed\n", name, line) // run twice alike: ctx-dedupe points the second up
+			}
+			msgs = append(msgs,
+				fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_%d","type":"function","function":{"name":"bash","arguments":"{\"command\":\"make test\"}"}}]}`, i),
+				fmt.Sprintf(`{"role":"tool","tool_call_id":"call_%d","content":%q}`, i, out.String()),
+				`{"role":"assistant","content":"Looked."}`)
+		}
+		return []byte("[\n" + strings.Join(msgs, ",\n") + "\n]\n")
+	}
+	db := filepath.Join(t.TempDir(), "archive.db")
+	for _, name := range []string{"first", "second"} {
+		in := twin(name)
+		if out := runArchive(t, db, in); !bytes.Equal(out, in) {
+			t.Fatalf("%s: ctx-archive changed its input", name)
+		}
+		before := transcripttest.Parse(t, in)
+		for _, step := range pipeline {
+			out := runFilter(t, step.cmd, append([]string{"--archive", db}, step.args...), in)
+			if checkCitations(t, db, in, out) == 0 {
+				t.Errorf("%s: %s replaced nothing", name, step.cmd.Name)
+			}
+			for i, r := range transcripttest.Parse(t, out).Results {
+				if h := marker.CitedIn(r.Text()); h != "" && h != marker.Handle(before, before.Results[i]) {
+					t.Errorf("%s: %s cites %s for result %d, ctx-archive stored it under %s", name, step.cmd.Name, h, i, marker.Handle(before, before.Results[i]))
+				}
+			}
+		}
+	}
+}
+
+// runArchive runs ctx-archive --db db over in and returns its output.
+func runArchive(t *testing.T, db string, in []byte) []byte {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(archivecmd.Command, []string{archivecmd.Command.Name, "--db", db, "-"}, bytes.NewReader(in), &stdout, &stderr); code != cli.ExitOK {
+		t.Fatalf("ctx-archive: exit %d: %s", code, stderr.String())
+	}
+	return stdout.Bytes()
 }

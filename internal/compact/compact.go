@@ -213,7 +213,14 @@ func (r Report) Stats() stats.Report { return r.stats }
 // Apply compacts t in place, as the loop would send it after its last
 // message, and reports what it did.
 func (f *Filter) Apply(t *transcript.Transcript) Report {
-	l := f.Start(t)
+	return f.ApplyCounted(t, stats.Count(t, f.opts.Counter))
+}
+
+// ApplyCounted is Apply for a caller that has counted t's tally with the
+// filter's counter (stats.Count) for needs of its own (ctx-proxy's
+// ledger): the transcript is counted once.
+func (f *Filter) ApplyCounted(t *transcript.Transcript, tally stats.Tally) Report {
+	l := f.start(t, tally)
 	l.Advance(len(t.Messages), nil)
 	run := stats.Start(t)
 	var c counts

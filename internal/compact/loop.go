@@ -81,7 +81,12 @@ type Loop struct {
 
 // Start begins the compaction of t, a session as a live loop sees it.
 func (f *Filter) Start(t *transcript.Transcript) *Loop {
-	l := &Loop{f: f, t: t, tally: stats.Count(t, f.opts.Counter), decided: -1,
+	return f.start(t, stats.Count(t, f.opts.Counter))
+}
+
+// start is Start with t's tally, counted with the filter's counter.
+func (f *Filter) start(t *transcript.Transcript, tally stats.Tally) *Loop {
+	l := &Loop{f: f, t: t, tally: tally, decided: -1,
 		starts: make([]bool, len(t.Messages)), byID: map[string]*unit{}, rates: map[string]pricing.Rates{}}
 	if f.opts.Handle != nil {
 		l.handle = func(r *transcript.Result) string { return f.opts.Handle(t, r) }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -161,10 +162,19 @@ func (v Value) Get(key string) Value { return v.Fields(key)[0] }
 // object, gives values that do not exist; a repeated key gives its last
 // value, as encoding/json and Python's json do, and so the agents that
 // wrote the file.
-func (v Value) Fields(keys ...string) []Value {
+func (v Value) Fields(keys ...string) []Value { return v.FieldsSkipping(Value{}, keys...) }
+
+// FieldsSkipping is Fields for an object one of whose values, skip, the
+// caller has read already (a document's history, most of its bytes): the
+// pass over the object steps over it instead of scanning it again.
+func (v Value) FieldsSkipping(skip Value, keys ...string) []Value {
 	out := make([]Value, len(keys))
 	if !v.IsObject() {
 		return out
+	}
+	skipAt, skipEnd := skip.Off-v.Off, skip.Off-v.Off+len(skip.Raw)
+	if !skip.Exists() || skipAt <= 0 || skipEnd > len(v.Raw) || unsafe.StringData(v.Raw[skipAt:skipEnd]) != unsafe.StringData(skip.Raw) {
+		skipAt = -1 // not a value of v's own bytes
 	}
 	s := v.Raw
 	i := 1
@@ -180,7 +190,12 @@ func (v Value) Fields(keys ...string) []Value {
 		}
 		i = skipSpace(s, kEnd)
 		i = skipSpace(s, i+1) // the colon
-		vEnd := skipValue(s, i)
+		var vEnd int
+		if i == skipAt {
+			vEnd = skipEnd
+		} else {
+			vEnd = skipValue(s, i)
+		}
 		if vEnd == i {
 			break // not valid JSON: stop rather than loop
 		}
@@ -201,11 +216,28 @@ func (v Value) Fields(keys ...string) []Value {
 // Each calls fn for every element of an array, in order, until fn returns
 // false.
 func (v Value) Each(fn func(Value) bool) {
-	if !v.IsArray() {
+	if v.IsArray() {
+		v.each(1, fn)
+	}
+}
+
+// EachAfter is Each for the elements of an array that follow the one that
+// ends at off, an offset in the document (as Span gives the element's
+// end): the elements an array has more than one seen before.
+func (v Value) EachAfter(off int, fn func(Value) bool) {
+	if !v.IsArray() || off <= v.Off || off > v.Off+len(v.Raw) {
 		return
 	}
+	i := skipSpace(v.Raw, off-v.Off)
+	if i < len(v.Raw) && v.Raw[i] == ',' {
+		i++
+	}
+	v.each(i, fn)
+}
+
+// each calls fn for the elements of an array from the one at v.Raw[i].
+func (v Value) each(i int, fn func(Value) bool) {
 	s := v.Raw
-	i := 1
 	for {
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] == ']' {

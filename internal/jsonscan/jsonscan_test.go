@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,6 +51,10 @@ func checkScan(t *testing.T, doc string) {
 					t.Fatalf("key %q of %q not found", keys[i], v.Raw)
 				}
 				walk(got[i], vals[i])
+				// Stepping over a value read before finds the same.
+				if again := v.FieldsSkipping(got[i], keys...); !slices.Equal(again, got[:len(keys)]) {
+					t.Fatalf("skipping %q: %v, want %v", got[i].Raw, again, got[:len(keys)])
+				}
 			}
 		case g.IsArray():
 			elems := g.Array()
@@ -179,6 +185,23 @@ func BenchmarkStr(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
 			_ = gjson.Parse(v.Raw).Str
+		}
+	})
+}
+
+// FuzzQuote: Quote is encoding/json's encoding of a string, <, > and &
+// left as they are, whether it takes the plain path or not.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"", "plain text 1 < 2 & 3 > 0", "a \"quote\" and \\ a backslash", "tab\there\n", "é\u2028\x7f\xff", "… → é\u2029\u2028x\x01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		if got, want := Quote(s), strings.TrimSuffix(b.String(), "\n"); got != want {
+			t.Fatalf("Quote(%q) = %s, encoding/json gives %s", s, got, want)
 		}
 	})
 }

@@ -29,54 +29,69 @@ func Valid(s string) bool { return Check(s) == nil }
 // nesting, but in one pass without recursion, so that ten million opening
 // brackets cost a failed check and not the stack. It returns nil, or where
 // s stops being valid.
-func Check(s string) *Error {
-	// The open arrays and objects, '[' or '{': at most MaxDepth bytes.
-	var stack []byte
-	i := skipSpace(s, 0)
+func Check(s string) *Error { return check(s, skipSpace(s, 0), nil, false) }
+
+// CheckAfter validates the rest of s from s[i], where a value has just
+// ended inside the arrays and objects open, outermost first ('[' or '{',
+// as in "{[" for an object's array), given that s[:i] is the start of a
+// valid text that leaves them so: the next document of a series that
+// shares its start with one checked before (an agent's next request
+// re-sends the last one's history) is checked from where they part. It
+// accepts what Check accepts of the whole, and returns where the rest
+// stops being valid.
+func CheckAfter(s string, i int, open string) *Error { return check(s, i, []byte(open), true) }
+
+// check validates s from s[i] with the arrays and objects of stack open
+// (at most MaxDepth bytes of '[' and '{'): a value starts at s[i], or one
+// has just ended there.
+func check(s string, i int, stack []byte, ended bool) *Error {
 	for {
-		// A value starts at s[i].
-		if i >= len(s) {
-			return &Error{Off: i}
-		}
-		switch c := s[i]; c {
-		case '{', '[':
-			if len(stack) == MaxDepth {
-				return &Error{Off: i, Deep: true}
+		if !ended {
+			// A value starts at s[i].
+			if i >= len(s) {
+				return &Error{Off: i}
 			}
-			stack = append(stack, c)
-			i = skipSpace(s, i+1)
-			if i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
-				stack = stack[:len(stack)-1]
-				i++
-				break
-			}
-			if c == '{' {
-				if i = member(s, i); i < 0 {
+			switch c := s[i]; c {
+			case '{', '[':
+				if len(stack) == MaxDepth {
+					return &Error{Off: i, Deep: true}
+				}
+				stack = append(stack, c)
+				i = skipSpace(s, i+1)
+				if i < len(s) && s[i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+					stack = stack[:len(stack)-1]
+					i++
+					break
+				}
+				if c == '{' {
+					if i = member(s, i); i < 0 {
+						return &Error{Off: -i - 1}
+					}
+				}
+				continue
+			case '"':
+				if i = endString(s, i); i < 0 {
+					return &Error{Off: -i - 1}
+				}
+			case 't':
+				if i = literal(s, i, "true"); i < 0 {
+					return &Error{Off: -i - 1}
+				}
+			case 'f':
+				if i = literal(s, i, "false"); i < 0 {
+					return &Error{Off: -i - 1}
+				}
+			case 'n':
+				if i = literal(s, i, "null"); i < 0 {
+					return &Error{Off: -i - 1}
+				}
+			default:
+				if i = endNumber(s, i); i < 0 {
 					return &Error{Off: -i - 1}
 				}
 			}
-			continue
-		case '"':
-			if i = endString(s, i); i < 0 {
-				return &Error{Off: -i - 1}
-			}
-		case 't':
-			if i = literal(s, i, "true"); i < 0 {
-				return &Error{Off: -i - 1}
-			}
-		case 'f':
-			if i = literal(s, i, "false"); i < 0 {
-				return &Error{Off: -i - 1}
-			}
-		case 'n':
-			if i = literal(s, i, "null"); i < 0 {
-				return &Error{Off: -i - 1}
-			}
-		default:
-			if i = endNumber(s, i); i < 0 {
-				return &Error{Off: -i - 1}
-			}
 		}
+		ended = false
 		// A value ended at s[i]: close what it ends, then expect the next
 		// element or member.
 		for {

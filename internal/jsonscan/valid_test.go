@@ -112,3 +112,48 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// FuzzCheckAfter: checking a document from the end of an element of its
+// top-level object's array, after a start that was valid, accepts what
+// checking the whole accepts and stops at the same place: the start of a
+// valid document with any other end.
+func FuzzCheckAfter(f *testing.F) {
+	f.Add(`{"model":"m","messages":[{"role":"user","content":"a"},{"role":"tool","content":"b\"c"}],"system":"s"}`, `,{"x":[1,2]}],"k":null}`)
+	f.Add(`{"messages":[1, "two" ,[3]] }`, `]}`)
+	f.Add(`{"messages":[{}]}`, `,{"a":tru}]}`)
+	f.Fuzz(func(t *testing.T, doc, tail string) {
+		if Check(doc) != nil {
+			return
+		}
+		msgs := Parse(doc, 0).Get("messages")
+		if !msgs.IsArray() || msgs.Off == 0 {
+			return
+		}
+		var ends []int
+		msgs.Each(func(v Value) bool {
+			_, end := v.Span()
+			ends = append(ends, end)
+			return true
+		})
+		for _, end := range ends {
+			for _, s := range []string{doc, doc[:end] + tail} {
+				whole, after := Check(s), CheckAfter(s, end, "{[")
+				if (whole == nil) != (after == nil) || whole != nil && *whole != *after {
+					t.Fatalf("%q from %d: Check %v, CheckAfter %v", s, end, whole, after)
+				}
+			}
+			var rest []string
+			msgs.EachAfter(end, func(v Value) bool { rest = append(rest, v.Raw); return true })
+			var want []string
+			msgs.Each(func(v Value) bool {
+				if _, e := v.Span(); e > end {
+					want = append(want, v.Raw)
+				}
+				return true
+			})
+			if strings.Join(rest, "\x00") != strings.Join(want, "\x00") {
+				t.Fatalf("EachAfter(%d): %q, want %q", end, rest, want)
+			}
+		}
+	})
+}

@@ -17,13 +17,29 @@ import (
 //     characters, all of them letters, digits or _ - . : (Claude Code's
 //     toolu_…, Codex's and OpenAI's call_…, UUIDs);
 //   - otherwise "ctx_" and 12 hex digits of a SHA-256 of the session key,
-//     the call id and the result's position among the transcript's
-//     results, which no filter changes.
+//     the call id, the result's position among the transcript's results
+//     (which no filter changes) and the output: two conversations that
+//     open alike and number their calls alike (call_0, call_1, as many
+//     chat agents do) share a session key, and their results' handles
+//     differ where their outputs do.
 func Handle(t *transcript.Transcript, r *transcript.Result) string {
+	return HandleOf(SessionKey(t), r, r.Text())
+}
+
+// HandleOf is Handle for result r whose output is text (the text it had
+// before a filter replaced it), with the session key computed once by the
+// caller.
+func HandleOf(session string, r *transcript.Result, text string) string {
 	if Identifies(r.CallID) {
 		return r.CallID
 	}
-	return DerivedHandle(SessionKey(t), r)
+	h := sha256.New()
+	for _, field := range []string{session, r.CallID, strconv.Itoa(r.Index), text} {
+		h.Write([]byte(strconv.Itoa(len(field))))
+		h.Write([]byte{':'})
+		h.Write([]byte(field))
+	}
+	return HandlePrefix + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // Citation is the handle a filter's marker cites for r, which the filter is
@@ -45,18 +61,6 @@ func Citation(t *transcript.Transcript, r *transcript.Result) string {
 // a ctx-* filter's marker, nor a cut.
 func Original(text string) bool {
 	return !Is(text, "") && !IsCut(text)
-}
-
-// DerivedHandle is Handle for a call id that does not identify the
-// execution (Identifies), with the session key computed once by the caller.
-func DerivedHandle(session string, r *transcript.Result) string {
-	h := sha256.New()
-	h.Write([]byte(session))
-	h.Write([]byte{0})
-	h.Write([]byte(r.CallID))
-	h.Write([]byte{0})
-	h.Write([]byte(strconv.Itoa(r.Index)))
-	return HandlePrefix + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // HandlePrefix starts every handle that is not a call id.

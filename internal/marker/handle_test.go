@@ -56,9 +56,12 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// TestHandleStable: a derived handle survives what filters do (replace
-// results) and the conversation growing; it differs between results and
-// between conversations.
+// TestHandleStable: a derived handle is a function of the session, the
+// call id, the result's position and its output: the archive finds it
+// from the output a filter replaced (HandleOf), and it survives the
+// conversation growing; it differs between results, between
+// conversations, and between two conversations that open alike and number
+// their calls alike where their outputs differ.
 func TestHandleStable(t *testing.T) {
 	conv := func(task string, extra string) *transcript.Transcript {
 		return transcripttest.Parse(t, []byte(`[{"role":"user","content":"`+task+`"},
@@ -75,8 +78,8 @@ func TestHandleStable(t *testing.T) {
 	filtered := conv("fix the bug", "")
 	filtered.SetText(filtered.Results[0], "[ctx-summarize] bash `ls`: 2 lines.")
 	refiltered := transcripttest.Parse(t, filtered.Bytes())
-	if got := marker.Handle(refiltered, refiltered.Results[0]); got != h0 {
-		t.Errorf("after a filter: handle %s, want %s", got, h0)
+	if got := marker.HandleOf(marker.SessionKey(refiltered), refiltered.Results[0], base.Results[0].Text()); got != h0 {
+		t.Errorf("after a filter, from the output it replaced: handle %s, want %s", got, h0)
 	}
 	grown := conv("fix the bug", `,{"role":"user","content":"and now?"}`)
 	if got := marker.Handle(grown, grown.Results[1]); got != h1 {
@@ -85,6 +88,16 @@ func TestHandleStable(t *testing.T) {
 	other := conv("another task", "")
 	if got := marker.Handle(other, other.Results[0]); got == h0 {
 		t.Errorf("another conversation has the same handle %s", got)
+	}
+	twin := transcripttest.Parse(t, []byte(strings.Replace(string(base.Bytes()), `"a 1\nb 2"`, `"a 1\nb 3"`, 1)))
+	if marker.SessionKey(twin) != marker.SessionKey(base) {
+		t.Fatal("the twin conversation opens otherwise")
+	}
+	if got := marker.Handle(twin, twin.Results[1]); got == h1 {
+		t.Errorf("a conversation that opens alike, with another output, has the same handle %s", got)
+	}
+	if got := marker.Handle(twin, twin.Results[0]); got != h0 {
+		t.Errorf("a conversation that opens alike, with the same output: handle %s, want %s", got, h0)
 	}
 }
 

@@ -34,3 +34,28 @@ func BenchmarkStep(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkStepGrowing is the proxy's step on a session's requests as it
+// grows from 10 to 170 turns (59 KB to 1 MB), each request taking what it
+// shares with the one before, round and round.
+func BenchmarkStepGrowing(b *testing.B) {
+	cfg := config(b, newUpstream(b, nil))
+	cfg.Ledger = NewLedger(discard{}, nil)
+	p, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var bodies [][]byte
+	size := 0
+	for k := 10; k <= 170; k++ {
+		bodies = append(bodies, history(3, k))
+		size += len(bodies[len(bodies)-1])
+	}
+	b.SetBytes(int64(size / len(bodies)))
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		p.compact(Messages, http.Header{}, bodies[i%len(bodies)], "bench")
+		i++
+	}
+}

@@ -56,6 +56,7 @@ func TestUpstreamErrors(t *testing.T) {
 		proxyURL, logs := serve(t, cfg)
 		r := claudeCode(t)
 		req, _ := http.NewRequest(http.MethodPost, proxyURL+r.path, bytes.NewReader(r.body))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept-Encoding", "gzip") // set by hand: Go's client then leaves the answer compressed
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -89,7 +90,8 @@ func TestUpstreamErrors(t *testing.T) {
 }
 
 // TestUnreachable: an upstream that cannot be reached gets the client a 502
-// in its API's error shape, never an empty answer, and one line logged.
+// in its API's error shape, never an empty answer, and one line logged,
+// without the request's query.
 func TestUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -103,13 +105,14 @@ func TestUnreachable(t *testing.T) {
 	for _, c := range []struct{ path, body, errorPath string }{
 		{"/v1/messages", string(claudeCode(t).body), "error.type"},
 		{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "error.message"},
-		{"/v1/models", "", "error.message"},
+		{"/v1/models?key=SECRET", "", "error.message"}, // a gateway's key in the query: never logged
 	} {
 		method := http.MethodPost
 		if c.body == "" {
 			method = http.MethodGet
 		}
 		req, _ := http.NewRequest(method, proxyURL+c.path, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +125,7 @@ func TestUnreachable(t *testing.T) {
 		}
 	}
 	logs.settle()
-	if lines := logs.all(); len(lines) != 3 || !strings.Contains(lines[0], "could not be reached") {
+	if lines := logs.all(); len(lines) != 3 || !strings.Contains(lines[0], "could not be reached") || strings.Contains(strings.Join(lines, "\n"), "SECRET") {
 		t.Errorf("logged %q", lines)
 	}
 }
@@ -156,8 +159,10 @@ func TestFailOpen(t *testing.T) {
 		{name: "not JSON", body: []byte(`{"messages": [`), logged: "not compacted, sent as received", replies: 1},
 		{name: "archive", body: r.body, set: func(c *Config) { c.Archive = closedArchive }, logged: "the archive:", replies: 1},
 		{name: "panic", body: r.body, set: func(c *Config) {
-			c.Options.Summarizer = func(string, func(*transcript.Result) string) summarize.Summarizer { panic("a summarizer's bug") }
-		}, logged: "compaction failed, sent as received: a summarizer's bug", replies: 1},
+			c.Options.Summarizer = func(string, func(*transcript.Result) string) summarize.Summarizer {
+				panic("a summarizer's bug, quoting the body: SECRET")
+			}
+		}, logged: "compaction failed, sent as received: a panic at failure_test.go:", replies: 1},
 		{name: "refused", body: r.body, refuse: true, logged: "the upstream refused the compacted request (400); sent again as received", replies: 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,7 +190,7 @@ func TestFailOpen(t *testing.T) {
 				t.Fatalf("the upstream got %d requests, the last of %d bytes; want %d, the last the client's %d bytes", len(got), len(got[len(got)-1].Body), c.replies, len(c.body))
 			}
 			logs.settle()
-			if lines := logs.all(); len(lines) != 1 || !strings.Contains(lines[0], c.logged) {
+			if lines := logs.all(); len(lines) != 1 || !strings.Contains(lines[0], c.logged) || strings.Contains(lines[0], "SECRET") {
 				t.Errorf("logged %q, want one line with %q", lines, c.logged)
 			}
 		})
@@ -202,6 +207,7 @@ func TestBodyLimit(t *testing.T) {
 	proxyURL, logs := serve(t, cfg)
 	post(t, proxyURL, r.path, r.body, nil)
 	req, _ := http.NewRequest(http.MethodPost, proxyURL+r.path, io.MultiReader(bytes.NewReader(r.body))) // no length: chunked
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -222,5 +228,44 @@ func TestBodyLimit(t *testing.T) {
 	logs.settle()
 	for _, line := range logs.all() {
 		t.Errorf("logged %s", line)
+	}
+}
+
+// TestLogQuotesNoBody: a body the proxy cannot read is sent as it came and
+// logged in one line that says what was wrong and where, never a byte of
+// the body (an API key pasted into one would be on stderr); one that is
+// JSON without a history goes through as it came, and nothing is logged.
+func TestLogQuotesNoBody(t *testing.T) {
+	up := newUpstream(t, nil)
+	proxyURL, logs := serve(t, config(t, up))
+	const secret = "sk-ant-api03-SECRETKEY"
+	for _, c := range []struct {
+		body, logged string
+	}{
+		{secret, "the body is not JSON (line 1, column 1)"},
+		{`"` + secret + `"`, "the body is JSON, not a request with a history (line 1, column 1)"},
+		{`{"messages": [ "` + secret, "the body is not JSON (line 1, column 39)"},
+		{`{"messages":[{"role":"user","content":"x"}], "` + secret + `" }`, "the body is not JSON (line 1, column 71)"},
+		{`{"transcript_path":"/home/u/` + secret + `","hook_event_name":"PreToolUse"}`, ""},
+		{`{"model":"` + secret + `","messages":5}`, ""},
+	} {
+		if status, _ := post(t, proxyURL, "/v1/messages", []byte(c.body), nil); status != http.StatusOK {
+			t.Errorf("%.40s: %d", c.body, status)
+		}
+		if got := up.last(t).Body; string(got) != c.body {
+			t.Errorf("%.40s: the upstream got %q", c.body, got)
+		}
+	}
+	logs.settle()
+	lines := logs.all()
+	want := []string{"the body is not JSON (line 1, column 1)", "the body is JSON, not a request with a history (line 1, column 1)",
+		"the body is not JSON (line 1, column 39)", "the body is not JSON (line 1, column 71)"}
+	if len(lines) != len(want) {
+		t.Fatalf("logged %q, want %q", lines, want)
+	}
+	for i, line := range lines {
+		if line != "POST /v1/messages: not compacted, sent as received: "+want[i] {
+			t.Errorf("logged %q, want %q", line, want[i])
+		}
 	}
 }

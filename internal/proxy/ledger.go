@@ -104,13 +104,34 @@ type conversation struct {
 // OpenLedger opens the ledger at path for appending, creating it and its
 // directory when absent. Requests are priced with prices.
 func OpenLedger(path string, prices *pricing.Table) (*Ledger, error) {
-	f, err := safefile.OpenPrivate(path, os.O_WRONLY|os.O_APPEND) // what each request cost: the user's alone
+	f, err := safefile.OpenPrivate(path, os.O_RDWR|os.O_APPEND) // what each request cost: the user's alone; read: its last byte (endLine)
 	if err != nil {
+		return nil, err
+	}
+	if err := endLine(f); err != nil {
+		f.Close()
 		return nil, err
 	}
 	l := NewLedger(f, prices)
 	l.file = f
 	return l, nil
+}
+
+// endLine ends the last line of a ledger that a crash cut short, so that
+// the entries appended next are lines of their own.
+func endLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] != '\n' {
+		_, err = f.Write([]byte{'\n'})
+	}
+	return err
 }
 
 // NewLedger is a ledger that writes its lines to w.

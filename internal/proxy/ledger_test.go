@@ -52,9 +52,9 @@ func TestLedgerConversations(t *testing.T) {
 		if err := l.record(st, metered{found: true, tokens: pricing.Tokens{CacheWrite: 10}}, time.Unix(0, 0)); err != nil {
 			t.Fatal(err)
 		}
-		es, err := ReadLedger(&b)
-		if err != nil || len(es) != 1 {
-			t.Fatalf("%v, %d entries", err, len(es))
+		es, skipped, err := ReadLedger(&b)
+		if err != nil || len(es) != 1 || len(skipped) > 0 {
+			t.Fatalf("%v, %d entries, lines %v skipped", err, len(es), skipped)
 		}
 		return es[0]
 	}

@@ -75,6 +75,7 @@ func TestLoad(t *testing.T) {
 			for k := range requests {
 				body := history(s, k)
 				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxyURL+"/v1/messages", strings.NewReader(string(body)))
+				req.Header.Set("Content-Type", "application/json")
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					errs <- err

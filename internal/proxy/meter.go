@@ -13,8 +13,9 @@ import (
 	"github.com/ctxkit/ctxkit/internal/usage"
 )
 
-// maxMetered is the most of a JSON answer, or of one event's data, that
-// the meter keeps to read the usage from; past it the usage is not read.
+// maxMetered is the most of a JSON answer, or of one event's data (all of
+// its lines), that the meter keeps to read the usage from; past it the
+// usage is not read from it.
 const maxMetered = 16 << 20
 
 // meter reads the usage and the model of an answer as it streams through:
@@ -31,11 +32,13 @@ type meter struct {
 	done chan struct{}
 
 	line  []byte // the event stream's line being read
+	long  bool   // and it is longer than limit
 	event string // the event being read's name
 	data  []byte // and its data
 	skip  bool   // its data is not needed
 	body  []byte // a JSON answer
-	over  bool   // something was longer than maxMetered
+	over  bool   // something was longer than limit
+	limit int    // maxMetered (the fuzz target's is smaller)
 
 	found     bool
 	tokens    pricing.Tokens
@@ -58,7 +61,7 @@ func newMeter(api API, h http.Header) *meter {
 	if api == "" {
 		return nil
 	}
-	m := &meter{api: api, sse: strings.HasPrefix(h.Get("Content-Type"), "text/event-stream")}
+	m := &meter{api: api, sse: strings.HasPrefix(h.Get("Content-Type"), "text/event-stream"), limit: maxMetered}
 	var open func(io.Reader) (io.ReadCloser, error)
 	switch enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))); enc {
 	case "", "identity":
@@ -136,7 +139,7 @@ func (m *meter) result() metered {
 // feed takes decoded bytes of the answer.
 func (m *meter) feed(p []byte) {
 	if !m.sse {
-		if len(m.body)+len(p) > maxMetered {
+		if len(m.body)+len(p) > m.limit {
 			m.over, m.body = true, nil
 		}
 		if !m.over {
@@ -159,18 +162,24 @@ func (m *meter) feed(p []byte) {
 // addLine adds to the line being read, keeping no more than an event's
 // data may hold.
 func (m *meter) addLine(p []byte) {
-	if len(m.line) > maxMetered {
-		m.over = true
-		return
+	switch {
+	case m.long:
+	case m.skip && len(m.line) >= len("event:") && !bytes.HasPrefix(m.line, []byte("event:")):
+		// the data of an event not read: only its start tells the field
+	case len(m.line)+len(p) > m.limit:
+		m.long, m.line = true, m.line[:0]
+	default:
+		m.line = append(m.line, p...)
 	}
-	if m.skip && len(m.line) >= len("event:") && !bytes.HasPrefix(m.line, []byte("event:")) {
-		return // the data of an event not read: only its start tells the field
-	}
-	m.line = append(m.line, p...)
 }
 
 // endLine reads a whole line of the event stream.
 func (m *meter) endLine() {
+	if m.long {
+		// A line over the limit: the event it is in is not read.
+		m.long, m.over, m.skip, m.data = false, true, true, nil
+		return
+	}
 	line := bytes.TrimSuffix(m.line, []byte("\r"))
 	m.line = m.line[:0]
 	switch {
@@ -181,6 +190,15 @@ func (m *meter) endLine() {
 		m.skip = !m.wanted(m.event)
 	case bytes.HasPrefix(line, []byte("data:")) && !m.skip:
 		d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+		if len(m.data)+1+len(d) > m.limit {
+			// An event's data is its lines', however many: past the
+			// limit the event is not read, and its data not kept.
+			m.over, m.skip, m.data = true, true, nil
+			return
+		}
+		if need := len(m.data) + 1 + len(d); need > cap(m.data) {
+			m.data = append(make([]byte, 0, min(max(need, 2*cap(m.data)), m.limit)), m.data...) // doubled: an event of many lines is copied little
+		}
 		if len(m.data) > 0 {
 			m.data = append(m.data, '\n')
 		}

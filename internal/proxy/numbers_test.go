@@ -28,6 +28,11 @@ func TestNumbers(t *testing.T) {
 	if os.Getenv("CTX_NUMBERS") != "1" {
 		t.Skip("the measurements run with CTX_NUMBERS=1")
 	}
+	t.Cleanup(func() {
+		if built != "" {
+			os.RemoveAll(filepath.Dir(built))
+		}
+	})
 	t.Run("latency", numbersLatency)
 	t.Run("first byte", numbersFirstByte)
 	t.Run("corpus", numbersCorpus)
@@ -55,47 +60,77 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
 
 // numbersLatency: a 1 MB Messages body (170 turns of test output, half of
-// it re-runs), sent directly to a loopback upstream and through the proxy
-// (ledger on), interleaved so that both see the same load: as a session's
-// requests repeat their history (the same body again), and as it grows (a
-// turn more each request, through a proxy started anew).
+// it re-runs), sent directly to a loopback upstream and through the
+// ctx-proxy binary (ledger on, no archive), interleaved so that all see
+// the same load: as a session's requests repeat their history (the same
+// body again), and as it grows (a turn more each request, through a proxy
+// started anew). With CTX_PROXY_REF naming another build of ctx-proxy
+// (the reference: the build before a change), each request goes through
+// it too, in the same run.
 func numbersLatency(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"id":"msg_1","type":"message","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":1}}`)
 	})
-	cfg := config(t, up)
-	cfg.Ledger = NewLedger(discard{}, nil)
-	proxyURL, _ := serve(t, cfg)
+	builds := []string{buildProxy(t)}
+	if ref := os.Getenv("CTX_PROXY_REF"); ref != "" {
+		builds = append(builds, ref)
+	}
+	start := func() []string { // a proxy of each build, started anew
+		var urls []string
+		for _, exe := range builds {
+			urls = append(urls, startProxy(t, exe, up, "--archive", "").URL)
+		}
+		return urls
+	}
+	row := func(name string, direct []time.Duration, through [][]time.Duration) {
+		for i, ts := range through {
+			added := make([]time.Duration, len(ts))
+			for j := range ts {
+				added[j] = ts[j] - direct[j]
+			}
+			build := "this build"
+			if i > 0 {
+				build = "the reference"
+			}
+			t.Logf("| %s, %s | %s | %s | %s | %s | %s | %s |", name, build, ms(quantile(direct, .5)), ms(quantile(direct, .99)),
+				ms(quantile(ts, .5)), ms(quantile(ts, .99)), ms(quantile(added, .5)), ms(quantile(added, .99)))
+		}
+	}
 	body := history(1, 170)
+	urls := start()
 	timed(t, up.URL, body)
-	cold := timed(t, proxyURL, body) - timed(t, up.URL, body)
-	for range 5 { // warm both paths
+	var cold []string
+	for _, u := range urls {
+		cold = append(cold, ms(timed(t, u, body)-timed(t, up.URL, body)))
+	}
+	for range 5 { // warm every path
 		timed(t, up.URL, body)
-		timed(t, proxyURL, body)
+		for _, u := range urls {
+			timed(t, u, body)
+		}
 	}
-	var direct, proxied, added []time.Duration
+	var direct []time.Duration
+	through := make([][]time.Duration, len(urls))
 	for range 300 {
-		d, p := timed(t, up.URL, body), timed(t, proxyURL, body)
-		direct, proxied, added = append(direct, d), append(proxied, p), append(added, p-d)
+		direct = append(direct, timed(t, up.URL, body))
+		for i, u := range urls {
+			through[i] = append(through[i], timed(t, u, body))
+		}
 	}
-	t.Logf("| the same %s body, 300 requests | %s | %s | %s | %s | %s | %s |", textfmt.Int(len(body)),
-		ms(quantile(direct, .5)), ms(quantile(direct, .99)), ms(quantile(proxied, .5)), ms(quantile(proxied, .99)), ms(quantile(added, .5)), ms(quantile(added, .99)))
+	row("the same "+textfmt.Int(len(body))+" body, 300 requests", direct, through)
 
-	fresh, _ := serve(t, cfg)
-	direct, proxied, added = nil, nil, nil
-	var first time.Duration
+	urls = start()
+	direct, through = nil, make([][]time.Duration, len(urls))
 	for k := 10; k <= 170; k++ {
 		b := history(2, k)
-		d, p := timed(t, up.URL, b), timed(t, fresh, b)
-		if k == 10 {
-			first = p - d
+		direct = append(direct, timed(t, up.URL, b))
+		for i, u := range urls {
+			through[i] = append(through[i], timed(t, u, b))
 		}
-		direct, proxied, added = append(direct, d), append(proxied, p), append(added, p-d)
 	}
-	t.Logf("| a session growing from %s to %s bytes, 161 requests | %s | %s | %s | %s | %s | %s |", textfmt.Int(len(history(2, 10))), textfmt.Int(len(body)),
-		ms(quantile(direct, .5)), ms(quantile(direct, .99)), ms(quantile(proxied, .5)), ms(quantile(proxied, .99)), ms(quantile(added, .5)), ms(quantile(added, .99)))
-	t.Logf("the first request of the 1 MB body, to a proxy just started: %s added; the first of the growing session, to a proxy that had seen none of it: %s", ms(cold), ms(first))
+	row(fmt.Sprintf("a session growing from %s to %s bytes, 161 requests", textfmt.Int(len(history(2, 10))), textfmt.Int(len(body))), direct, through)
+	t.Logf("the first request of the 1 MB body, to a proxy just started: %s added (the reference's: %v)", cold[0], cold[1:])
 }
 
 // numbersFirstByte: the time to the first byte of a streamed answer whose
@@ -160,28 +195,89 @@ func numbersCorpus(t *testing.T) {
 	t.Log("\n" + strings.Join(rows, "\n"))
 }
 
+// buildProxy builds the ctx-proxy binary of this tree once, unless
+// CTX_PROXY_BIN names another to measure.
+func buildProxy(t *testing.T) string {
+	if exe := os.Getenv("CTX_PROXY_BIN"); exe != "" {
+		return exe
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ctx-proxy-numbers-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "ctx-proxy")
+		cmd := exec.Command("go", "build", "-o", built, "./cmd/ctx-proxy")
+		cmd.Dir = testutil.Root(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// startProxy starts the ctx-proxy binary exe in front of up, its ledger
+// and archive in a directory of the test's; args come after, and may name
+// others.
+func startProxy(t *testing.T, exe string, up *upstream, args ...string) *proxytest.Proxy {
+	dir := t.TempDir()
+	return proxytest.Start(t, exec.Command(exe, append([]string{"--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
+		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db")}, args...)...))
+}
+
+// peak is a process's peak resident memory (VmHWM).
+func peak(t *testing.T, pid int) string {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatal("no VmHWM")
+	return ""
+}
+
 // numbersMemory: the ctx-proxy binary (ledger and archive on) under 32
-// sessions at once, each growing request by request to 600 KB: its peak
-// resident memory (VmHWM), and how long the load took.
+// sessions at once, each growing request by request to 600 KB; and under
+// 12 bodies of 30 MB at once: its peak resident memory (VmHWM), and how
+// long the load took; the reference build's too with CTX_PROXY_REF.
 func numbersMemory(t *testing.T) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil || !bytes.Contains(status, []byte("VmHWM")) {
 		t.Skip("no /proc/PID/status here")
 	}
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "ctx-proxy")
-	build := exec.Command("go", "build", "-o", exe, "./cmd/ctx-proxy")
-	build.Dir = testutil.Root(t)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	builds := map[string]string{"this build": buildProxy(t)}
+	if ref := os.Getenv("CTX_PROXY_REF"); ref != "" {
+		builds["the reference"] = ref
 	}
+	for _, name := range []string{"this build", "the reference"} {
+		if exe, ok := builds[name]; ok {
+			t.Run("sessions, "+name, func(t *testing.T) { numbersSessions(t, name, exe) })
+			t.Run("large bodies, "+name, func(t *testing.T) { numbersLarge(t, name, exe) })
+		}
+	}
+}
+
+func numbersSessions(t *testing.T, build, exe string) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, sseAnswer(body))
 	})
-	px := proxytest.Start(t, exec.Command(exe, "--listen", "127.0.0.1:0", "--anthropic-url", up.URL, "--openai-url", up.URL,
-		"--ledger", filepath.Join(dir, "ledger.jsonl"), "--archive", filepath.Join(dir, "archive.db")))
+	px := startProxy(t, exe, up)
 	proxyURL := px.URL
 	const sessions, turns = 32, 100
 	start := time.Now()
@@ -202,16 +298,42 @@ func numbersMemory(t *testing.T) {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	status, err = os.ReadFile(fmt.Sprintf("/proc/%d/status", px.Pid()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var hwm string
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			hwm = strings.TrimSpace(v)
-		}
-	}
-	t.Logf("| %d sessions at once, %s requests of up to %s bytes (%s MB in all) | %s | %.1f s |", sessions, textfmt.Int(int(requests.Load())),
+	hwm := peak(t, px.Pid())
+	t.Logf("| %s: %d sessions at once, %s requests of up to %s bytes (%s MB in all) | %s | %.1f s |", build, sessions, textfmt.Int(int(requests.Load())),
 		textfmt.Int(len(history(0, turns))), textfmt.Int(int(bytesSent.Load()>>20)), hwm, took.Seconds())
+}
+
+// numbersLarge: 12 bodies of 30 MB (5,000 turns each, a session of its
+// own) sent at once: the peak resident memory, how long until every
+// answer was in, and how many went upstream compacted (the others found
+// the memory for bodies spent, and went as they came).
+func numbersLarge(t *testing.T, build, exe string) {
+	var compacted atomic.Int64
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte("[ctx-")) {
+			compacted.Add(1)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sseAnswer(body))
+	})
+	px := startProxy(t, exe, up)
+	const bodies = 12
+	var all [][]byte
+	for s := range bodies {
+		all = append(all, history(200+s, 5000))
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, body := range all {
+		wg.Go(func() {
+			if status, _ := post(t, px.URL, "/v1/messages", body, nil); status != http.StatusOK {
+				t.Errorf("status %d", status)
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	t.Logf("| %s: %d bodies of %s bytes at once | %s | %.1f s | %d of %d compacted |", build, bodies, textfmt.Int(len(all[0])), peak(t, px.Pid()),
+		took.Seconds(), compacted.Load(), bodies)
 }

@@ -21,8 +21,9 @@
 // is for the ledger (the last request of each conversation, to price the
 // next by the cache model) and is bounded.
 //
+// It refuses, before it reads a body, what a web page can send (guard.go).
 // It fails open: when its own step fails (a body it cannot read, a
-// compaction that panics, an archive it cannot write), the client's bytes
+// compaction that panics, an archive it cannot read), the client's bytes
 // go upstream as they came and one line is logged. What the upstream
 // answers reaches the client unchanged, errors included; when the upstream
 // cannot be reached the client gets a 502 in its API's error shape, never
@@ -47,6 +48,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/archive"
 	"github.com/ctxkit/ctxkit/internal/compact"
 	"github.com/ctxkit/ctxkit/internal/marker"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -78,10 +80,15 @@ const (
 	// DefaultMaxBody is the largest request body compacted; a larger one
 	// goes upstream as it comes, never held in memory.
 	DefaultMaxBody = 32 << 20
-	// DefaultMemory is how many bytes of request bodies the proxy holds at
-	// once while it compacts them; a request that would go over waits.
-	DefaultMemory = 256 << 20
+	// DefaultBodyTimeout is how long a client may send nothing of a
+	// request body before the proxy gives up on it (408).
+	DefaultBodyTimeout = 30 * time.Second
 )
+
+// memoryPerBody is the bytes of request bodies the proxy holds at once, by
+// default, in largest bodies: 256 MiB for the default 32 MiB. A request
+// that arrives when they are spent goes upstream as it came.
+const memoryPerBody = 8
 
 // Config is a proxy's setup.
 type Config struct {
@@ -97,19 +104,29 @@ type Config struct {
 	// HourCache per request from its cache_control, and Handle when it
 	// archives.
 	Options compact.Options
-	// Archive keeps every output a request is sent without, before the
-	// request goes out, and its marker cites it; nil for none.
+	// Archive keeps every output a request is sent without, once the
+	// upstream accepted the request and before the client reads the
+	// answer, and its marker cites it; nil for none.
 	Archive *archive.Archive
 	// Ledger records what each request cost; nil for none.
 	Ledger *Ledger
 	// MaxBody is the largest request body compacted (DefaultMaxBody when
-	// 0); Memory the bytes of bodies held at once (DefaultMemory when 0).
+	// 0); Memory the bytes of bodies held at once (8 MaxBody when 0), at
+	// least MaxBody.
 	MaxBody, Memory int64
+	// BodyTimeout is how long a client may send nothing of its request
+	// body (DefaultBodyTimeout when 0).
+	BodyTimeout time.Duration
 	// Log logs one line: a failure of the proxy's own step, an upstream
 	// that cannot be reached. Nil logs nothing.
 	Log func(line string)
 	// Transport reaches the upstreams; nil is a transport of its own.
 	Transport http.RoundTripper
+	// Names are host names the proxy answers to besides the address a
+	// request comes in on and, on a loopback address, localhost: the
+	// name it was told to listen on. A request for any other host is
+	// refused (a web page's, through a name rebound to 127.0.0.1).
+	Names []string
 }
 
 // Proxy is an http.Handler that proxies to the upstreams.
@@ -123,6 +140,9 @@ type Proxy struct {
 	// size, until it is done.
 	steps chan struct{}
 	kept  *keptSet
+	// prefixes are what the proxy read of recent bodies, which the next
+	// request of each conversation takes from.
+	prefixes prefixes
 }
 
 // New checks the setup and builds the proxy.
@@ -139,7 +159,13 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	if cfg.Memory <= 0 {
-		cfg.Memory = DefaultMemory
+		cfg.Memory = memoryPerBody * cfg.MaxBody
+	}
+	if cfg.Memory < cfg.MaxBody {
+		return nil, fmt.Errorf("the memory for request bodies (%s) is less than the largest body compacted (%s)", size(cfg.Memory), size(cfg.MaxBody))
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	if cfg.Log == nil {
 		cfg.Log = func(string) {}
@@ -168,6 +194,10 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	return p, nil
 }
+
+// Memory is the bytes of request bodies the proxy holds at once at most
+// (Config.Memory, or its default).
+func (p *Proxy) Memory() int64 { return p.cfg.Memory }
 
 // newTransport reaches the upstreams: timeouts on connecting, none on an
 // answer (a model may think for minutes before its first byte, and a
@@ -254,109 +284,219 @@ func copyHeader(dst, src http.Header) {
 // ServeHTTP proxies one request.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	api, base := p.route(r)
-	where := r.Method + " " + r.URL.Path
-	body := io.Reader(r.Body)
-	length := r.ContentLength
-	var original []byte // the client's body, when held (to send again as it came)
-	var st *step
-	if api != "" && r.Body != nil && r.Body != http.NoBody {
-		held, release, rest, err := p.hold(r)
+	x := &exchange{w: w, r: r, api: api, base: base, where: r.Method + " " + r.URL.Path, anthropic: base == p.cfg.Anthropic}
+	if why, status := p.refusal(r, api); why != "" {
+		p.cfg.Log(x.where + ": refused " + why)
+		writeError(w, x.anthropic, status, "ctx-proxy refused "+why)
+		return
+	}
+	x.body, x.length = http.NoBody, 0
+	if r.Body != nil && r.Body != http.NoBody {
+		x.body, x.length = &deadlineReader{r: r.Body, rc: http.NewResponseController(w), timeout: p.cfg.BodyTimeout}, r.ContentLength
+	}
+	if api != "" && x.body != http.NoBody {
+		release, ok := p.take(x)
 		defer release()
-		switch {
-		case err != nil:
-			if r.Context().Err() != nil {
-				return // the client went away
-			}
-			p.cfg.Log(where + ": the request body could not be read: " + err.Error())
-			writeError(w, base == p.cfg.Anthropic, http.StatusBadRequest, "ctx-proxy could not read the request body: "+err.Error())
-			return
-		case rest != nil: // over the limit: sent as it comes
-			body = io.MultiReader(bytes.NewReader(held), rest)
-		default:
-			original = held
-			select {
-			case p.steps <- struct{}{}:
-			case <-r.Context().Done():
-				return // the client went away
-			}
-			st = p.compact(api, r.Header, held, where)
-			<-p.steps
-			body, length = bytes.NewReader(st.body), int64(len(st.body))
-		}
-	}
-	resp, err := p.send(r, base, body, length)
-	if err == nil && st != nil && st.changed && resp.StatusCode == http.StatusBadRequest {
-		// The upstream refused the body as the proxy changed it: the
-		// client's own bytes go instead, and it gets what they get.
-		p.cfg.Log(where + ": the upstream refused the compacted request (400); sent again as received")
-		resp.Body.Close()
-		st.fallBack(original)
-		resp, err = p.send(r, base, bytes.NewReader(original), int64(len(original)))
-	}
-	if err != nil {
-		if r.Context().Err() != nil {
+		if !ok {
 			return
 		}
-		p.cfg.Log(where + ": the upstream could not be reached: " + err.Error())
-		writeError(w, base == p.cfg.Anthropic, http.StatusBadGateway, "ctx-proxy could not reach the upstream: "+err.Error())
+	}
+	resp := p.send(x)
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
+	if x.st != nil && resp.StatusCode/100 == 2 {
+		p.keep(x.st)
+	}
 	var m *meter
-	if st != nil && resp.StatusCode/100 == 2 && p.cfg.Ledger != nil {
+	if x.st != nil && resp.StatusCode/100 == 2 && p.cfg.Ledger != nil {
 		m = newMeter(api, resp.Header)
 		defer m.close()
 	}
-	p.relay(w, resp, m, where)
-	if m == nil {
-		return
-	}
-	if err := p.cfg.Ledger.record(st, m.result(), time.Now()); err != nil {
-		p.cfg.Log("the ledger: " + err.Error())
-	}
-	if m.unread != "" {
-		p.cfg.Log(where + ": usage not read: " + m.unread)
-	}
-}
-
-// hold reads a request body to compact, within the memory budget: the
-// body, and the function that gives its bytes back to the budget. A body
-// over MaxBody (or the budget) is not held: rest is the unread remainder,
-// after the bytes read so far.
-func (p *Proxy) hold(r *http.Request) (held []byte, release func(), rest io.Reader, err error) {
-	need := r.ContentLength
-	if need < 0 || need > p.cfg.MaxBody {
-		need = p.cfg.MaxBody
-	}
-	release = func() {}
-	if r.ContentLength > p.cfg.MaxBody || !p.budget.fits(need) {
-		return nil, release, r.Body, nil
-	}
-	if err := p.budget.acquire(r.Context(), need); err != nil {
-		return nil, release, nil, err
-	}
-	release = func() { p.budget.release(need) }
-	if r.ContentLength >= 0 { // read into a buffer of its size, which never grows
-		held = make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, held); err != nil {
-			return nil, release, nil, err
+	gone := p.relay(w, resp, m, x.where)
+	if m != nil {
+		if err := p.cfg.Ledger.record(x.st, m.result(), time.Now()); err != nil {
+			p.cfg.Log("the ledger: " + err.Error())
 		}
-		return held, release, nil, nil
+		if m.unread != "" && !gone {
+			p.cfg.Log(x.where + ": usage not read: " + m.unread)
+		}
 	}
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, p.cfg.MaxBody+1))
-	if err != nil {
-		return nil, release, nil, err
+	if gone {
+		abort()
 	}
-	if n > p.cfg.MaxBody {
-		return buf.Bytes(), release, r.Body, nil
-	}
-	return buf.Bytes(), release, nil, nil
 }
 
-// send sends a request upstream with body, and returns the upstream's
-// response.
-func (p *Proxy) send(r *http.Request, base *url.URL, body io.Reader, length int64) (*http.Response, error) {
+// exchange is one request on its way through the proxy.
+type exchange struct {
+	w         http.ResponseWriter
+	r         *http.Request
+	api       API
+	base      *url.URL
+	where     string // the request's method and path, for the log
+	anthropic bool   // the client speaks Anthropic's API: its errors take that shape
+	// body is what goes upstream, length its length (-1 unknown); held,
+	// when the proxy held the client's body, is that body (sent again as
+	// it came when the upstream refuses the compacted one), and st the
+	// proxy's step on it.
+	body   io.Reader
+	length int64
+	held   []byte
+	st     *step
+}
+
+// abort ends a request whose client went away (or half-closed its side,
+// which Go's server cannot tell apart): its connection is closed with no
+// answer, never a 200 that looks whole.
+func abort() { panic(http.ErrAbortHandler) }
+
+// take reads the body of a request to compact and runs the proxy's step
+// on it; release gives its bytes back to the budget once the request is
+// done. A body over MaxBody, or one the budget cannot hold, goes upstream
+// as it comes. It reports false when it has answered the client itself.
+func (p *Proxy) take(x *exchange) (release func(), ok bool) {
+	held, release, rest, err := p.hold(x.r, x.body)
+	switch {
+	case errors.Is(err, errFull):
+		p.cfg.Log(x.where + ": sent as received: the proxy holds " + size(p.budget.total) + " of request bodies already")
+		x.body = io.MultiReader(bytes.NewReader(held), rest)
+		return release, true
+	case err != nil:
+		p.bodyFailed(x, err)
+		return release, false
+	case rest != nil: // over MaxBody: sent as it comes
+		x.body = io.MultiReader(bytes.NewReader(held), rest)
+		return release, true
+	}
+	_ = http.NewResponseController(x.w).SetReadDeadline(time.Time{}) // the body is read: nothing times out the answer
+	select {
+	case p.steps <- struct{}{}:
+	case <-x.r.Context().Done():
+		abort()
+	}
+	x.held, x.st = held, p.compact(x.api, x.r.Header, held, x.where)
+	<-p.steps
+	x.body, x.length = bytes.NewReader(x.st.body), int64(len(x.st.body))
+	return release, true
+}
+
+// bodyFailed answers a request whose body could not be read: a client
+// that sent nothing for the body timeout gets a 408, one that went away
+// nothing.
+func (p *Proxy) bodyFailed(x *exchange, err error) {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		p.cfg.Log(fmt.Sprintf("%s: the client sent no byte of the body for %v", x.where, p.cfg.BodyTimeout))
+		writeError(x.w, x.anthropic, http.StatusRequestTimeout, fmt.Sprintf("ctx-proxy received no byte of the request body for %v", p.cfg.BodyTimeout))
+	case x.r.Context().Err() != nil:
+		abort()
+	default:
+		p.cfg.Log(x.where + ": the request body could not be read: " + err.Error())
+		writeError(x.w, x.anthropic, http.StatusBadRequest, "ctx-proxy could not read the request body: "+err.Error())
+	}
+}
+
+// errFull is hold's error when the budget cannot hold the body.
+var errFull = errors.New("the budget is spent")
+
+// hold reads a request body to compact into a buffer that grows as the
+// body arrives, taking its bytes from the budget as it grows: the body,
+// and the function that gives them back. A body over MaxBody is not held:
+// rest is the unread remainder, after the bytes read so far; so it is,
+// with errFull, when the budget cannot hold it.
+func (p *Proxy) hold(r *http.Request, body io.Reader) (held []byte, release func(), rest io.Reader, err error) {
+	var taken int64
+	release = func() { p.budget.release(taken) }
+	known := r.ContentLength >= 0
+	if r.ContentLength > p.cfg.MaxBody {
+		return nil, release, body, nil
+	}
+	limit := p.cfg.MaxBody + 1 // a byte more than MaxBody tells a body over it
+	if known {
+		limit = r.ContentLength
+	}
+	var buf []byte
+	for !known || int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			grown := min(max(2*int64(cap(buf)), 64<<10), limit)
+			if !p.budget.take(grown - int64(cap(buf))) {
+				return buf, release, body, errFull
+			}
+			taken += grown - int64(cap(buf))
+			buf = append(make([]byte, 0, grown), buf...)
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF && known && int64(len(buf)) < limit:
+			return nil, release, nil, io.ErrUnexpectedEOF
+		case err == io.EOF:
+			return buf, release, nil, nil
+		case err != nil:
+			return nil, release, nil, err
+		case int64(len(buf)) > p.cfg.MaxBody:
+			return buf, release, body, nil
+		}
+	}
+	return buf, release, nil, nil
+}
+
+// deadlineReader reads a request body with a deadline on each read: a
+// client that sends nothing of its body for timeout is cut off (its read
+// fails), and holds nothing of the proxy's for longer. The deadline is
+// lifted once the body ends, so that it never cuts the answer.
+type deadlineReader struct {
+	r       io.Reader
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	_ = d.rc.SetReadDeadline(time.Now().Add(d.timeout))
+	n, err := d.r.Read(p)
+	if err != nil {
+		_ = d.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// size says a number of bytes in MiB, or KiB under one.
+func size(n int64) string {
+	if n < 1<<20 {
+		return textfmt.Int(int(n>>10)) + " KiB"
+	}
+	return textfmt.Int(int(n>>20)) + " MiB"
+}
+
+// send sends the request upstream and returns the upstream's response. A
+// compacted body the upstream refuses with a 400 is sent again as the
+// client sent it, and the client gets what that gets. When the upstream
+// cannot be reached, it answers the client with a 502 itself, and returns
+// nil.
+func (p *Proxy) send(x *exchange) *http.Response {
+	resp, err := p.roundTrip(x.r, x.base, x.body, x.length)
+	if err == nil && x.st != nil && x.st.changed && resp.StatusCode == http.StatusBadRequest {
+		p.cfg.Log(x.where + ": the upstream refused the compacted request (400); sent again as received")
+		resp.Body.Close()
+		x.st.fallBack(x.held)
+		resp, err = p.roundTrip(x.r, x.base, bytes.NewReader(x.held), int64(len(x.held)))
+	}
+	if err != nil {
+		if x.r.Context().Err() != nil {
+			abort()
+		}
+		p.cfg.Log(x.where + ": the upstream could not be reached: " + err.Error())
+		writeError(x.w, x.anthropic, http.StatusBadGateway, "ctx-proxy could not reach the upstream: "+err.Error())
+		return nil
+	}
+	return resp
+}
+
+// roundTrip sends a request upstream with body, and returns the
+// upstream's response.
+func (p *Proxy) roundTrip(r *http.Request, base *url.URL, body io.Reader, length int64) (*http.Response, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		body, length = http.NoBody, 0
 	}
@@ -380,8 +520,10 @@ func (p *Proxy) send(r *http.Request, base *url.URL, body io.Reader, length int6
 // headers, then its body as it arrives, each read written and flushed at
 // once, and given to the meter. An upstream that fails mid-stream aborts
 // the client's connection, so that the client sees a cut answer, not a
-// finished one.
-func (p *Proxy) relay(w http.ResponseWriter, resp *http.Response, m *meter, where string) {
+// finished one. gone reports that the client went away (or half-closed
+// its side) before the answer ended: the caller aborts its connection
+// too, once the ledger has what the upstream billed.
+func (p *Proxy) relay(w http.ResponseWriter, resp *http.Response, m *meter, where string) (gone bool) {
 	copyHeader(w.Header(), resp.Header)
 	for k := range resp.Trailer {
 		w.Header().Add("Trailer", k)
@@ -393,7 +535,7 @@ func (p *Proxy) relay(w http.ResponseWriter, resp *http.Response, m *meter, wher
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return // the client went away: closing the body cancels the upstream
+				return true // the client went away: closing the body cancels the upstream
 			}
 			_ = rc.Flush()
 			m.write(buf[:n])
@@ -401,17 +543,18 @@ func (p *Proxy) relay(w http.ResponseWriter, resp *http.Response, m *meter, wher
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, context.Canceled) {
+			return true
+		}
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return
-			}
 			p.cfg.Log(where + ": the upstream's answer broke off: " + err.Error())
-			panic(http.ErrAbortHandler)
+			abort()
 		}
 	}
 	for k, vs := range resp.Trailer {
 		w.Header()[k] = vs
 	}
+	return false
 }
 
 // writeError answers with the proxy's own error, in the shape of the API

@@ -1,10 +1,7 @@
 package proxy
 
 import (
-	"io"
-	"net/http"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/archive"
@@ -12,28 +9,24 @@ import (
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
 )
 
-// TestArchiveBeforeTheRequest: with an archive, every output a request is
-// sent without is in the archive by the time the upstream receives the
-// request, and the marker that replaces it cites the id that gives it back
-// byte for byte. A second request with the same history stores nothing
-// new and sends the same bytes.
-func TestArchiveBeforeTheRequest(t *testing.T) {
+// TestArchiveBeforeTheAnswer: with an archive, every output a request is
+// sent without is in the archive by the time the client has the answer
+// (TestArchiveOnlyAccepted: not before the upstream accepted the request),
+// and the marker that replaces it cites the id that gives it back byte
+// for byte. A second request with the same history stores nothing new and
+// sends the same bytes.
+func TestArchiveBeforeTheAnswer(t *testing.T) {
 	for _, r := range requests(t) {
 		t.Run(r.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "archive.db")
-			var mu sync.Mutex
-			var cited map[string]string // by cited id, the output the archive gave back on receipt
-			up := newUpstream(t, func(w http.ResponseWriter, req *http.Request) {
-				body, _ := io.ReadAll(req.Body)
+			up := newUpstream(t, nil)
+			citedIn := func(body []byte) map[string]string { // by cited id, the output the archive gives back
 				a, err := archive.OpenReadOnly(path)
 				if err != nil {
-					t.Errorf("on receipt: %v", err)
-					return
+					t.Fatal(err)
 				}
 				defer a.Close()
-				mu.Lock()
-				defer mu.Unlock()
-				cited = map[string]string{}
+				out := map[string]string{}
 				for _, res := range transcripttest.Parse(t, body).Results {
 					id := marker.CitedIn(res.Text())
 					if id == "" {
@@ -41,13 +34,13 @@ func TestArchiveBeforeTheRequest(t *testing.T) {
 					}
 					rec, err := a.Get(id, "")
 					if err != nil {
-						t.Errorf("on receipt, %s: %v", id, err)
+						t.Errorf("once answered, %s: %v", id, err)
 						continue
 					}
-					cited[id] = *rec.Output
+					out[id] = *rec.Output
 				}
-				w.Write([]byte("{}"))
-			})
+				return out
+			}
 			cfg := config(t, up)
 			var err error
 			if cfg.Archive, err = archive.Open(path); err != nil {
@@ -56,6 +49,7 @@ func TestArchiveBeforeTheRequest(t *testing.T) {
 			defer cfg.Archive.Close()
 			proxyURL, logs := serve(t, cfg)
 			post(t, proxyURL, r.path, r.body, r.header)
+			cited := citedIn(up.last(t).Body)
 			post(t, proxyURL, r.path, r.body, r.header)
 			got := up.got()
 			if string(got[0].Body) != string(got[1].Body) {

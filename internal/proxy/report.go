@@ -13,24 +13,68 @@ import (
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
-// ReadLedger reads the entries of a ledger, in order. A line that is not
-// an entry is an error that names it.
-func ReadLedger(r io.Reader) ([]Entry, error) {
-	var out []Entry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+// ReadLedger reads the entries of a ledger, in order, and the numbers of
+// the lines it skipped: lines that are not whole entries, which a crash
+// in the middle of a write leaves. The next proxy's first line is then
+// appended to the cut one: the entry that starts after the cut is read.
+func ReadLedger(r io.Reader) (entries []Entry, skipped []int, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, long, err := readLine(br)
+		if err == io.EOF && len(line) == 0 && !long {
+			return entries, skipped, nil
 		}
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("line %d: not a ledger entry: %v", n, err)
+		if err != nil && err != io.EOF {
+			return nil, nil, err
 		}
-		out = append(out, e)
+		if line = bytes.TrimSpace(line); len(line) > 0 || long {
+			e, whole, ok := entryOf(line)
+			if ok && !long {
+				entries = append(entries, e)
+			}
+			if !whole || long {
+				skipped = append(skipped, n)
+			}
+		}
+		if err == io.EOF {
+			return entries, skipped, nil
+		}
 	}
-	return out, sc.Err()
+}
+
+// maxLedgerLine is the longest line of a ledger read: an entry is a few
+// hundred bytes, and a longer line is skipped without being held.
+const maxLedgerLine = 1 << 20
+
+// readLine reads a line without its newline; long reports one over
+// maxLedgerLine, of which it returns nothing.
+func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		part, err := br.ReadSlice('\n')
+		if !long {
+			if len(line)+len(part) > maxLedgerLine {
+				long, line = true, nil
+			} else {
+				line = append(line, part...)
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			return bytes.TrimSuffix(line, []byte("\n")), long, err
+		}
+	}
+}
+
+// entryOf reads an entry from a line: the whole line (whole), else what
+// follows the last start of an entry in it (a line cut short, and the
+// next appended to it).
+func entryOf(line []byte) (e Entry, whole, ok bool) {
+	if json.Unmarshal(line, &e) == nil {
+		return e, true, true
+	}
+	if i := bytes.LastIndex(line, []byte(`{"time":`)); i > 0 && json.Unmarshal(line[i:], &e) == nil {
+		return e, false, true
+	}
+	return Entry{}, false, false
 }
 
 // Row is what the requests of a session cost, as sent and as the client

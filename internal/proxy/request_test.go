@@ -82,6 +82,7 @@ func TestRequestPassThrough(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("X-Api-Key", "sk-ant-test-secret")
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Connection", "keep-alive, X-Hop")
 		req.Header.Set("X-Hop", "hop")
 		req.Header.Set("Keep-Alive", "timeout=5")

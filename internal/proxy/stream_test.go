@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +32,9 @@ func (s *syncBuffer) entries(t testing.TB) []Entry {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	es, err := ReadLedger(bytes.NewReader(s.b.Bytes()))
-	if err != nil {
-		t.Fatal(err)
+	es, skipped, err := ReadLedger(bytes.NewReader(s.b.Bytes()))
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("the ledger: %v; lines %v skipped", err, skipped)
 	}
 	return es
 }
@@ -125,6 +126,7 @@ func TestStreamPieceByPiece(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxyURL+s.path, strings.NewReader(s.body))
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -190,5 +192,52 @@ func TestStreamBreaksOff(t *testing.T) {
 	}
 	if lines := logs.all(); len(lines) != 1 || !strings.Contains(lines[0], "broke off") {
 		t.Errorf("logged %q", lines)
+	}
+}
+
+// TestLongEvent: one event of an answer whose data runs to 96 MiB in
+// lines of 1 KiB (the cap on a line does not bound it) reaches the client
+// whole, while the meter keeps no more of it than the 16 MiB an event's
+// data may hold: the proxy allocates a fraction of the event's size. The
+// usage of the chunk after it is read.
+func TestLongEvent(t *testing.T) {
+	const lines = 96 << 10
+	line := "data: " + strings.Repeat("x", 1017) + "\n"
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range lines {
+			io.WriteString(w, line)
+		}
+		io.WriteString(w, "\ndata: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-5\",\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
+	})
+	cfg := config(t, up)
+	ledger := &syncBuffer{}
+	cfg.Ledger = NewLedger(ledger, nil)
+	proxyURL, logs := serve(t, cfg)
+	body := []byte(`{"model":"gpt-5","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	req, _ := http.NewRequest(http.MethodPost, proxyURL+"/v1/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	logs.settle()
+	runtime.ReadMemStats(&after)
+	if err != nil || n < lines*int64(len(line)) {
+		t.Errorf("the client read %d bytes: %v", n, err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("%d MiB allocated for an answer of %d MiB", alloc>>20, n>>20)
+	}
+	if es := ledger.entries(t); len(es) != 1 || es[0].Usage == nil || es[0].Usage.Input != 7 {
+		t.Errorf("the ledger: %+v", es)
+	}
+	for _, line := range logs.all() {
+		t.Errorf("logged %s", line)
 	}
 }

@@ -25,11 +25,24 @@ var seed = maphash.MakeSeed()
 // PromptOf is t's history as it is sent now, its tokens counted in tl
 // (stats.Count of t as it is now).
 func PromptOf(t *transcript.Transcript, tl stats.Tally) Prompt {
+	return PromptKnown(t, tl, Prompt{}, nil)
+}
+
+// PromptKnown is PromptOf for a transcript some of whose messages are
+// another's, keyed in known (an agent's next request, which sends the
+// last one's history again): message i is known's message was[i] when
+// that is not negative, and keeps its key.
+func PromptKnown(t *transcript.Transcript, tl stats.Tally, known Prompt, was []int) Prompt {
 	p := Prompt{Keys: make([]uint64, len(t.Messages)), Tokens: make([]int, len(t.Messages))}
 	var h maphash.Hash
 	h.SetSeed(seed)
 	for i, m := range t.Messages {
-		p.Keys[i], p.Tokens[i] = key(&h, m), tl.Message(m)
+		if i < len(was) && was[i] >= 0 && was[i] < len(known.Keys) {
+			p.Keys[i] = known.Keys[was[i]]
+		} else {
+			p.Keys[i] = key(&h, m)
+		}
+		p.Tokens[i] = tl.Message(m)
 	}
 	return p
 }

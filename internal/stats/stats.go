@@ -24,7 +24,14 @@ type Tally struct {
 // thinking, each call's arguments, each result's text, and images
 // estimated from their size (docs/count.md). The texts are counted in one
 // batch (tokens.CountAll).
-func Count(t *transcript.Transcript, ctr tokens.Counter) Tally {
+func Count(t *transcript.Transcript, ctr tokens.Counter) Tally { return CountKnown(t, ctr, Tally{}) }
+
+// CountKnown is Count for a transcript some of whose counts are known
+// (the texts an agent's next request sends again, counted for the last):
+// the blocks of message i are known.Blocks[i] when that is not nil, and
+// the first calls and results are known.Calls' and known.Results'. The
+// rest is counted.
+func CountKnown(t *transcript.Transcript, ctr tokens.Counter, known Tally) Tally {
 	var texts []string
 	add := func(s string) int { texts = append(texts, s); return len(texts) - 1 }
 	tl := Tally{Blocks: make([][]int, len(t.Messages)), Calls: make([]int, len(t.Calls)), Results: make([]int, len(t.Results))}
@@ -32,6 +39,15 @@ func Count(t *transcript.Transcript, ctr tokens.Counter) Tally {
 	var blocks []ref
 	var blockText []int
 	for i, m := range t.Messages {
+		if i < len(known.Blocks) && known.Blocks[i] != nil {
+			tl.Blocks[i] = known.Blocks[i]
+			for _, b := range m.Blocks {
+				if b.Type == transcript.Image {
+					tl.Images++
+				}
+			}
+			continue
+		}
 		tl.Blocks[i] = make([]int, len(m.Blocks))
 		for j, b := range m.Blocks {
 			if b.Type == transcript.Image {
@@ -43,26 +59,32 @@ func Count(t *transcript.Transcript, ctr tokens.Counter) Tally {
 			blockText = append(blockText, add(b.Text))
 		}
 	}
+	knownCalls, knownResults := min(len(known.Calls), len(t.Calls)), min(len(known.Results), len(t.Results))
+	copy(tl.Calls, known.Calls[:knownCalls])
+	copy(tl.Results, known.Results[:knownResults])
 	callText := make([]int, len(t.Calls))
-	for i, c := range t.Calls {
-		callText[i] = add(c.Input)
+	for i, c := range t.Calls[knownCalls:] {
+		callText[knownCalls+i] = add(c.Input)
 	}
 	resText := make([]int, len(t.Results))
 	for i, r := range t.Results {
+		tl.Images += len(r.Images)
+		if i < knownResults {
+			continue
+		}
 		resText[i] = add(r.Text())
 		for _, b := range r.Images {
 			tl.Results[i] += imageCost(b)
-			tl.Images++
 		}
 	}
 	n := tokens.CountAll(ctr, texts)
 	for k, b := range blocks {
 		tl.Blocks[b.msg][b.block] = n[blockText[k]]
 	}
-	for i := range t.Calls {
+	for i := knownCalls; i < len(t.Calls); i++ {
 		tl.Calls[i] = n[callText[i]]
 	}
-	for i := range t.Results {
+	for i := knownResults; i < len(t.Results); i++ {
 		tl.Results[i] += n[resText[i]]
 	}
 	return tl

@@ -70,3 +70,28 @@ func TestRunReport(t *testing.T) {
 		}
 	}
 }
+
+// TestCountKnown: a tally counted with some counts known (every other
+// message's blocks, the first half of the calls and results) is the tally
+// counted whole, for every fixture and request body.
+func TestCountKnown(t *testing.T) {
+	ctr, err := tokens.New(tokens.Approx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range append(testutil.Fixtures(t), testutil.Requests(t)...) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := transcripttest.Parse(t, data)
+		whole := Count(tr, ctr)
+		known := Tally{Blocks: make([][]int, len(whole.Blocks)), Calls: whole.Calls[:len(whole.Calls)/2], Results: whole.Results[:len(whole.Results)/2]}
+		for i := 0; i < len(whole.Blocks); i += 2 {
+			known.Blocks[i] = whole.Blocks[i]
+		}
+		if got := CountKnown(tr, ctr, known); !reflect.DeepEqual(got, whole) {
+			t.Errorf("%s: with some counts known %+v, counted whole %+v", testutil.Name(path), got, whole)
+		}
+	}
+}

@@ -76,9 +76,13 @@ func countEach(c Counter, texts []string, todo, counts []int, size int) {
 	if size < parallelText {
 		minEach = len(todo) + 1 // one worker: the caller
 	}
+	count := c.Count
+	if e, ok := c.(*encoder); ok {
+		count = e.count // CountAll looked in the cache, and fills it
+	}
 	parallel.For(len(todo), minEach, func(i int) {
 		k := todo[i]
-		counts[k] = c.Count(texts[k])
+		counts[k] = count(texts[k])
 	})
 }
 

@@ -15,7 +15,7 @@ type encoder struct {
 	once  sync.Once
 	ranks *rankTable
 	cache *pieceCache
-	texts *textCache // for CountAll
+	texts *textCache // for Count and CountAll
 	// bt counts the longest pieces; built when the first one comes.
 	btOnce sync.Once
 	bt     *backtracker
@@ -27,7 +27,24 @@ func newEncoder(name string, o200k bool) *encoder {
 
 func (e *encoder) Name() string { return e.name }
 
+// Count counts s, remembering the count of a text of some length
+// (textCache): a live loop counts the same summaries and cuts again on
+// every request.
 func (e *encoder) Count(s string) int {
+	if len(s) < minCachedText {
+		return e.count(s)
+	}
+	k := e.texts.key(s)
+	if n, ok := e.texts.get(k); ok {
+		return n
+	}
+	n := e.count(s)
+	e.texts.put(k, n)
+	return n
+}
+
+// count counts s.
+func (e *encoder) count(s string) int {
 	if s == "" {
 		return 0
 	}

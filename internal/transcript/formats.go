@@ -147,7 +147,7 @@ func (p *parser) system(sys jsonscan.Value) {
 	if text == "" {
 		return
 	}
-	m := &Message{Role: "system", Pos: Pos{Line: newLineCounter(p.t.src).at(sys.Off), Element: -1},
+	m := &Message{Role: "system", Pos: Pos{Line: p.lineAt(sys.Off), Element: -1},
 		Blocks: []Block{{Type: Text, Text: text}}}
 	p.t.Messages = append([]*Message{m}, p.t.Messages...)
 	for i, m := range p.t.Messages {
@@ -155,13 +155,13 @@ func (p *parser) system(sys jsonscan.Value) {
 	}
 }
 
-// requestSession is the session a request body names: Claude Code's
-// session_id in metadata.user_id (a JSON object in a string; older
+// requestSession is the session a request body names (by its metadata
+// and prompt_cache_key fields): Claude Code's session_id in
+// metadata.user_id (a JSON object in a string; older
 // versions end the string with _session_ and the id), else the
 // prompt_cache_key that Codex sets to its session's id; "" for none.
-func requestSession(root jsonscan.Value) string {
-	f := root.Fields("metadata", "prompt_cache_key")
-	user := f[0].Get("user_id").Str()
+func requestSession(metadata, promptCacheKey jsonscan.Value) string {
+	user := metadata.Get("user_id").Str()
 	if strings.HasPrefix(user, "{") && jsonscan.Valid(user) {
 		if id := jsonscan.Parse(user, 0).Get("session_id").Str(); id != "" {
 			return id
@@ -170,7 +170,7 @@ func requestSession(root jsonscan.Value) string {
 	if i := strings.LastIndex(user, "_session_"); i >= 0 && i+len("_session_") < len(user) {
 		return user[i+len("_session_"):]
 	}
-	return f[1].Str()
+	return promptCacheKey.Str()
 }
 
 // cwdStated finds the working directory where the agents state it in the

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -32,31 +33,90 @@ type parser struct {
 	model string
 	// restart: the agent compacted its history before the next message.
 	restart bool
+	// msgs is the history's array of a document (its root's field), and
+	// fields the root's fields that the passes read (field).
+	msgs   jsonscan.Value
+	fields []jsonscan.Value
+	// after is the Prefix whose first carried records this document
+	// shares (their strings rebased onto this one's bytes); judged is
+	// how many results came judged with them. keep gathers this parse's
+	// own Prefix.
+	after   *Prefix
+	carried int
+	rebase  rebaser
+	judged  int
+	keep    *keeper
+	last    record // the last record, for lineAt
+}
+
+// rootKeys are the fields of a document's root that the passes read.
+var rootKeys = []string{"system", "instructions", "metadata", "prompt_cache_key", "model", "info", "replay_config"}
+
+// field is a field of the document's root (rootKeys), all of them found
+// in one pass that steps over the history.
+func (p *parser) field(key string) jsonscan.Value {
+	if p.fields == nil {
+		p.fields = p.root.FieldsSkipping(p.msgs, rootKeys...)
+	}
+	return p.fields[slices.Index(rootKeys, key)]
+}
+
+// lineAt is the line of the input at offset off: counted from the last
+// record when off is past it (a request body's fields after its history),
+// not from the start.
+func (p *parser) lineAt(off int) int {
+	c := newLineCounter(p.t.src)
+	if r := p.last; r.v.Off > 0 && r.v.Off <= off {
+		c.off, c.lines = r.v.Off, r.pos.Line
+	}
+	return c.at(off)
 }
 
 func (p *parser) parse(records []record) {
-	for _, r := range records {
-		switch p.t.Format {
-		case OpenAI:
-			p.openaiMessage(r.v, r.pos)
-		case Anthropic:
-			p.anthropicMessage(r.v, r.pos, jsonscan.Value{})
-		case ClaudeCode:
-			p.claudeCodeLine(r.v, r.pos)
-		case Codex:
-			p.codexRecord(r.v, r.pos)
-		case SWEAgent:
-			p.sweAgentMessage(r.v, r.pos)
+	if len(records) > 0 {
+		p.last = records[len(records)-1]
+	}
+	for i, r := range records {
+		first, users, ends := len(p.t.Messages), len(p.eventUsers), len(p.eventEnds)
+		if i < p.carried {
+			p.carry(p.after.made[i])
+		} else {
+			p.record(r)
+		}
+		if p.keep != nil {
+			p.keep.keep(p, first, len(p.eventUsers) == users && len(p.eventEnds) == ends)
 		}
 	}
+	p.wholePasses()
+}
+
+// record reads one record: a line of JSONL, an element of the history.
+func (p *parser) record(r record) {
+	switch p.t.Format {
+	case OpenAI:
+		p.openaiMessage(r.v, r.pos)
+	case Anthropic:
+		p.anthropicMessage(r.v, r.pos, jsonscan.Value{})
+	case ClaudeCode:
+		p.claudeCodeLine(r.v, r.pos)
+	case Codex:
+		p.codexRecord(r.v, r.pos)
+	case SWEAgent:
+		p.sweAgentMessage(r.v, r.pos)
+	}
+}
+
+// wholePasses are the passes over the whole transcript, once every record
+// is read.
+func (p *parser) wholePasses() {
 	if p.t.Layout == Object {
 		switch p.t.Format {
 		case Anthropic:
-			p.system(p.root.Get("system"))
+			p.system(p.field("system"))
 		case Codex:
-			p.system(p.root.Get("instructions"))
+			p.system(p.field("instructions"))
 		}
-		p.t.SessionID = requestSession(p.root)
+		p.t.SessionID = requestSession(p.field("metadata"), p.field("prompt_cache_key"))
 	}
 	if p.t.Cwd == "" && p.t.Layout != JSONL {
 		p.t.Cwd = statedCwd(p.t.Messages)
@@ -77,7 +137,7 @@ func (p *parser) parse(records []record) {
 // judge reads how every call ended from its result's text (internal/outcome)
 // and what the format said beside it: is_error, an exit code.
 func (p *parser) judge() {
-	for _, r := range p.t.Results {
+	for _, r := range p.t.Results[p.judged:] { // those carried came judged
 		r.outcome = outcome.ReadEnds(r.head(outcome.HeadBytes), r.tail(outcome.TailBytes),
 			outcome.Hint{IsError: r.IsError, ExitCode: r.ExitCode})
 		r.ExitCode = r.outcome.ExitCode

@@ -17,6 +17,14 @@ type Options struct {
 	Format Format
 	// Tools classifies calls; nil uses the built-in kinds.
 	Tools *tools.Table
+	// After is what the parse of an earlier document kept (Prefix): the
+	// elements of the history that this one shares with it, byte for
+	// byte and at the same place, are taken from it instead of read
+	// again. It needs Format, and the same Tools.
+	After *Prefix
+	// Keep keeps what the parse of a later document takes from this one
+	// (Transcript.Prefix), for a request body in a given Format.
+	Keep bool
 }
 
 // record is one top-level value: a JSONL line or an element of the messages
@@ -32,9 +40,24 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 	// The input is read-only from here on, so a string view of it saves
 	// copying what may be hundreds of megabytes.
 	src := unsafe.String(unsafe.SliceData(data), len(data))
-	layout, root, records, err := split(src, opts.Format)
-	if err != nil {
-		return nil, err
+	var (
+		layout      Layout = Object
+		root, msgs  jsonscan.Value
+		records     []record
+		carried     int
+		rb          rebaser
+		err         error
+		after       = opts.After.usable(opts)
+		historyName string
+	)
+	if after != nil {
+		root, msgs, records, carried, rb = after.split(src)
+		historyName = after.key
+	}
+	if carried == 0 {
+		if layout, root, records, err = split(src, opts.Format); err != nil {
+			return nil, err
+		}
 	}
 	format := opts.Format
 	if format == "" {
@@ -46,8 +69,20 @@ func Parse(data []byte, opts Options) (*Transcript, error) {
 	if table == nil {
 		table = tools.NewTable(nil)
 	}
-	p := &parser{t: &Transcript{Format: format, Layout: layout, src: src}, tools: table, root: root}
+	p := &parser{t: &Transcript{Format: format, Layout: layout, src: src}, tools: table, root: root, msgs: msgs,
+		after: after, carried: carried, rebase: rb}
+	if opts.Keep && layout == Object && (format == Anthropic || format == OpenAI || format == Codex) && opts.Format != "" {
+		if carried == 0 {
+			historyName, p.msgs = messagesOf(root, format)
+		}
+		p.keep = &keeper{tools: opts.Tools, key: historyName, msgs: p.msgs.Off, recs: records}
+	}
 	p.parse(records)
+	p.t.kept, p.t.root, p.t.history, p.t.carried = p.keep, root, p.msgs, carried
+	p.t.records = make([]jsonscan.Value, len(records))
+	for i, r := range records {
+		p.t.records[i] = r.v
+	}
 	return p.t, nil
 }
 

@@ -50,8 +50,8 @@ func (p *parser) sawModel(v jsonscan.Value) {
 // that names its model once stamps every message with it.
 func (p *parser) stampAll() {
 	msgs := p.t.Messages
-	if p.model == "" {
-		if m := DocumentModel(p.root); m != "" {
+	if p.model == "" && p.root.IsObject() {
+		if m := documentModel(p.field("model"), p.field("info"), p.field("replay_config")); m != "" {
 			for _, msg := range msgs {
 				msg.Model = m
 			}
@@ -76,19 +76,25 @@ func (p *parser) stampAll() {
 }
 
 // DocumentModel is the model a JSON document names for the whole of it
-// ("" for none): a
-// request body's "model", a mini-swe-agent trajectory's
-// info.config.model.model_name, a SWE-agent trajectory's
-// replay_config.agent.model.name.
+// ("" for none); see documentModel.
 func DocumentModel(root jsonscan.Value) string {
 	if !root.IsObject() {
 		return ""
 	}
 	f := root.Fields("model", "info", "replay_config")
+	return documentModel(f[0], f[1], f[2])
+}
+
+// documentModel is the model a JSON document names for the whole of it,
+// by its root's fields model, info and replay_config: a request body's
+// "model", a mini-swe-agent trajectory's
+// info.config.model.model_name, a SWE-agent trajectory's
+// replay_config.agent.model.name.
+func documentModel(model, info, replayConfig jsonscan.Value) string {
 	for _, v := range []jsonscan.Value{
-		f[0],
-		f[1].Get("config").Get("model").Get("model_name"),
-		f[2].Get("agent").Get("model").Get("name"),
+		model,
+		info.Get("config").Get("model").Get("model_name"),
+		replayConfig.Get("agent").Get("model").Get("name"),
 	} {
 		if m := v.Str(); m != "" {
 			return m

@@ -87,7 +87,29 @@ type Transcript struct {
 
 	src   string
 	edits map[int]edit // by start offset
+	kept  *keeper      // what Prefix gives (Options.Keep)
+	// root is a document's value, history its array of messages when
+	// known (Fields), records the records read (Elements).
+	root, history jsonscan.Value
+	records       []jsonscan.Value
+	carried       int
 }
+
+// Carried is how many of the history's first elements the parse took from
+// Options.After: the bytes of those are the earlier document's.
+func (t *Transcript) Carried() int { return t.carried }
+
+// Fields returns the values of a document's top-level fields (a request
+// body's model, tools, system), as jsonscan.Value.Fields does, stepping
+// over the history where the parse knows it (Options.Keep); values that do
+// not exist for a transcript that is not one JSON object.
+func (t *Transcript) Fields(keys ...string) []jsonscan.Value {
+	return t.root.FieldsSkipping(t.history, keys...)
+}
+
+// Elements are the records the transcript was read from, raw, in order:
+// the elements of a document's history, the lines of JSONL.
+func (t *Transcript) Elements() []jsonscan.Value { return t.records }
 
 // Message is one message of the history, in the model's order.
 type Message struct {
@@ -199,6 +221,10 @@ type Result struct {
 	mirrors     []mirror
 	text        string // the text, once decoded or set
 	decoded     bool
+	// original is the text the document has, once SetText replaced it
+	// (replaced): what Prefix keeps.
+	original string
+	replaced bool
 }
 
 // Text is the output's text; several text blocks are joined by newlines. It

@@ -57,6 +57,9 @@ func (t *Transcript) SetText(r *Result, text string) {
 		repl = jsonscan.Quote(inner)
 	}
 	t.replace(c.start, c.end, repl)
+	if !r.replaced {
+		r.original, r.replaced = r.text, true // decoded by the comparison above
+	}
 	r.text, r.decoded = text, true
 }
 
@@ -115,11 +118,14 @@ func (t *Transcript) Bytes() []byte {
 	if !t.Changed() {
 		return unsafe.Slice(unsafe.StringData(t.src), len(t.src)) // the input's own bytes (Parse)
 	}
-	var b bytes.Buffer
-	// Filters shrink transcripts: the input's size is enough, and growing
-	// a buffer of a hundred megabytes step by step costs more than the copy.
-	b.Grow(len(t.src))
-	t.WriteTo(&b) //nolint:errcheck // a bytes.Buffer does not fail
+	// The size is known: one buffer of it, neither grown step by step
+	// (a hundred megabytes) nor the input's size when filters shrank it.
+	size := len(t.src)
+	for _, e := range t.edits {
+		size += len(e.repl) - (e.end - e.start)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	t.WriteTo(b) //nolint:errcheck // a bytes.Buffer does not fail
 	return b.Bytes()
 }
 

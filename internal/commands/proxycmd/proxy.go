@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,11 +48,13 @@ Point the agent at it and work as before:
                    base_url = "http://127.0.0.1:4747/v1" (docs/proxy.md)
    an OpenAI SDK   OPENAI_BASE_URL=http://127.0.0.1:4747/v1
 
-Every output a request is sent without is stored first in the archive (--archive: the default
-archive, the one ctx-recall and its MCP server read), and its marker cites its id. What the
-proxy fails at itself (a body it cannot read, an archive it cannot write) sends the agent's
-own bytes upstream and logs one line on stderr; what the upstream answers, errors included,
-reaches the agent unchanged.
+Every output a request is sent without is stored in the archive (--archive: the default
+archive, the one ctx-recall and its MCP server read) once the upstream accepts the request,
+before the agent reads the answer, and its marker cites its id. What the proxy fails at
+itself (a body it cannot read, an archive it cannot read) sends the agent's own bytes upstream
+and logs one line on stderr; what the upstream answers, errors included, reaches the agent
+unchanged. It refuses what a web page can send: a request with an Origin header, a Host that
+is not its address (or localhost, or the name --listen gives), a body that is not JSON.
 
 Each request's cost goes in the ledger (--ledger): the upstream's own usage from its answer,
 and what the same request would have cost as the agent sent it, with the prompt cache
@@ -82,7 +85,7 @@ var (
 		Usage: "the Anthropic API's base `URL`: Messages requests (and count_tokens, and anything with Anthropic's headers) go there"}
 	openaiURL = &ucli.StringFlag{Name: "openai-url", Value: "https://api.openai.com", EnvVars: []string{"CTX_OPENAI_URL"},
 		Usage: "the OpenAI-compatible API's base `URL`: Chat Completions, Responses and the rest go there (a base ending in /v1 takes a path's /v1/ once)"}
-	archiveFlag = cli.ArchiveFlagOf("keep every output a request is sent without in the archive at `PATH`, before the request goes out, and cite its id in the marker (default: ctxkit/archive.db in the user's data directory, the one ctx-recall reads); --archive '' keeps none")
+	archiveFlag = cli.ArchiveFlagOf("keep every output a request is sent without in the archive at `PATH`, once the upstream accepts the request, and cite its id in the marker (default: ctxkit/archive.db in the user's data directory, the one ctx-recall reads); --archive '' keeps none")
 	ledger      = &ucli.StringFlag{Name: "ledger", EnvVars: []string{"CTX_LEDGER"},
 		Usage: "write what each request cost to the JSONL ledger at `PATH`, and read it with --report (default: ctxkit/proxy-ledger.jsonl in the user's data directory); --ledger '' keeps none"}
 	report   = &ucli.BoolFlag{Name: "report", EnvVars: []string{"CTX_REPORT"}, Usage: "print the ledger by session and exit: requests, prompt tokens and the bill as the agent sent them → as the proxy sent them"}
@@ -138,10 +141,19 @@ func runProxy(e *cli.Env) error {
 		}
 		defer cfg.Ledger.Close()
 	}
+	if host, _, err := net.SplitHostPort(e.String(listen.Name)); err == nil && net.ParseIP(host) == nil && host != "" {
+		cfg.Names = []string{host} // a name it listens on is its own
+	}
 	cfg.Log = func(line string) { e.Note(line) }
 	p, err := proxy.New(cfg)
 	if err != nil {
 		return cli.Usagef("%v", err)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The bodies held, and the compactions at work (a few times their
+		// body each): past that the collector works harder rather than
+		// let the heap double.
+		debug.SetMemoryLimit(p.Memory() + 8*cfg.MaxBody)
 	}
 	ln, err := net.Listen("tcp", e.String(listen.Name))
 	if err != nil {
@@ -228,9 +240,16 @@ func printReport(e *cli.Env, path string) error {
 		return cli.Failf("%v", err)
 	}
 	defer f.Close()
-	entries, err := proxy.ReadLedger(f)
+	entries, skipped, err := proxy.ReadLedger(f)
 	if err != nil {
 		return cli.Failf("%s: %v", path, err)
+	}
+	if len(entries) == 0 && len(skipped) > 0 {
+		return cli.Failf("%s: line %s: not a ledger entry (and no line is)", path, textfmt.Int(skipped[0]))
+	}
+	if len(skipped) > 0 {
+		e.Warn("%s: %s skipped (%s), not whole entries: a write cut short; %s read", path,
+			textfmt.Plural(len(skipped), "line", "lines"), lineList(skipped), textfmt.Plural(len(entries), "entry", "entries"))
 	}
 	rep := proxy.Summarize(entries)
 	if e.Bool(jsonFlag.Name) {
@@ -244,4 +263,19 @@ func printReport(e *cli.Env, path string) error {
 			rep.Total.First.Local().Format("2006-01-02 15:04"), rep.Total.Last.Local().Format("2006-01-02 15:04"), path)
 	}
 	return err
+}
+
+// lineList lists line numbers: the first ten, and how many more.
+func lineList(lines []int) string {
+	var b strings.Builder
+	for i, n := range lines[:min(10, len(lines))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(textfmt.Int(n))
+	}
+	if len(lines) > 10 {
+		fmt.Fprintf(&b, " and %s more", textfmt.Int(len(lines)-10))
+	}
+	return b.String()
 }

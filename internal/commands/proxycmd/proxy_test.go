@@ -2,12 +2,16 @@ package proxycmd
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -100,8 +104,8 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	entries, err := proxy.ReadLedger(f)
-	if err != nil || len(entries) != 2 || entries[1].Usage == nil || entries[1].Usage.Output != 30 || entries[1].Model != "claude-opus-4-8" {
+	entries, skipped, err := proxy.ReadLedger(f)
+	if err != nil || len(skipped) != 0 || len(entries) != 2 || entries[1].Usage == nil || entries[1].Usage.Output != 30 || entries[1].Model != "claude-opus-4-8" {
 		t.Errorf("the ledger: %v, %+v", err, entries)
 	}
 }
@@ -116,5 +120,78 @@ func TestSize(t *testing.T) {
 		if _, err := size(bad); err == nil {
 			t.Errorf("size(%q) is no error", bad)
 		}
+	}
+}
+
+// TestReportTornLedger: a ledger with lines a crash cut short (one at the
+// end, and one that the next proxy's first line was appended to) is
+// reported from its whole entries, the one after the cut included, with
+// one line on stderr saying what was skipped, and status 0; a proxy that
+// opens such a ledger starts its lines on a line of their own.
+func TestReportTornLedger(t *testing.T) {
+	entry := func(session string, minute int) string {
+		return fmt.Sprintf(`{"time":"2026-11-25T10:%02d:00Z","session":%q,"api":"messages","model":"claude-sonnet-4-5","replaced":1,`+
+			`"usage":{"input":10,"output":5},"uncompacted":{"input":100,"output":5},"cost_usd":0.0001,"uncompacted_cost_usd":0.0004,`+
+			`"sent":{"read":0,"written":10},"client":{"read":0,"written":100}}`, minute, session)
+	}
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.jsonl")
+	torn := entry("a", 1)[:60]
+	content := entry("a", 0) + "\n" + torn + entry("b", 2) + "\n" + entry("b", 3) + "\n" + strings.Repeat("x", 2<<20) + "\n" + entry("c", 4)[:90]
+	if err := os.WriteFile(ledger, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--report"}, {"--report", "--json"}} {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(Command, append([]string{"ctx-proxy", "--ledger", ledger}, args...), strings.NewReader(""), &stdout, &stderr)
+		if code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		if want := "ctx-proxy: warning: " + ledger + ": 3 lines skipped (2, 4, 5), not whole entries: a write cut short; 3 entries read\n"; stderr.String() != want {
+			t.Errorf("%v: stderr %q, want %q", args, stderr.String(), want)
+		}
+		if !strings.Contains(stdout.String(), "total") || !strings.Contains(stdout.String(), "a") {
+			t.Errorf("%v: %s", args, stdout.String())
+		}
+		if args[len(args)-1] == "--json" {
+			var rep proxy.Report
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || rep.Total.Requests != 3 || len(rep.Sessions) != 2 {
+				t.Errorf("--json: %v, %+v", err, rep.Total)
+			}
+		}
+	}
+
+	// A proxy appends after the cut line on a line of its own.
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"type":"message","model":"claude-sonnet-4-5","usage":{"input_tokens":3,"output_tokens":1}}`)
+	}))
+	defer up.Close()
+	cmd := exec.Command(os.Args[0], "--listen", "127.0.0.1:0", "--ledger", ledger, "--archive", "", "--anthropic-url", up.URL, "--openai-url", up.URL)
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	px := proxytest.Start(t, cmd)
+	body, err := os.ReadFile(filepath.Join(testutil.Root(t), "testdata", "requests", "claude-code-request.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(px.URL+"/v1/messages", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	px.Stop(t)
+	f, err := os.Open(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	entries, skipped, err := proxy.ReadLedger(f)
+	if err != nil || len(entries) != 4 || !slices.Equal(skipped, []int{2, 4, 5}) {
+		t.Errorf("after a proxy appended: %d entries, lines %v skipped, %v", len(entries), skipped, err)
+	}
+	all, _ := os.ReadFile(ledger)
+	lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n")
+	if last := lines[len(lines)-1]; !json.Valid([]byte(last)) {
+		t.Errorf("the proxy's entry is not a line of its own: %.200q", last)
 	}
 }
