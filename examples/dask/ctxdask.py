@@ -25,9 +25,11 @@ def connect(scheduler):
     single-threaded worker processes started here, stopped at the end."""
     if scheduler:
         with Client(scheduler) as client:
+            client.upload_file(__file__)  # the tasks call this module on the workers
             yield client
         return
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+        client.upload_file(__file__)
         yield client
 
 
@@ -55,6 +57,12 @@ class Binaries(WorkerPlugin):
                 f.write(data)
             os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP)
             os.replace(tmp, os.path.join(where, name))
+        self.files = {}  # on disk now: the worker need not hold them
+
+
+def has(bins):
+    """Whether this worker has the binaries shipped as bins."""
+    return os.path.isdir(os.path.join(get_worker().local_directory, bins))
 
 
 def ship(client, names, bindir=None):
@@ -71,7 +79,10 @@ def ship(client, names, bindir=None):
         else:
             sys.exit(f"{name} not found (make build, or --bin DIR)")
     plugin = Binaries(paths)
-    client.register_worker_plugin(plugin, name=plugin.name)
+    # Shipped once: another job's plugin of the same bytes stays registered
+    # for the workers that join later.
+    if not all(client.run(has, plugin.name).values()):
+        client.register_worker_plugin(plugin, name=plugin.name)
     return plugin.name
 
 
