@@ -19,7 +19,7 @@ import tempfile
 
 import ctxdask
 
-FAN_IN = 8  # partial counts merged by one task
+FAN_IN = 4  # partial counts merged by one task
 
 
 def count(bins, files, flags, cwd):

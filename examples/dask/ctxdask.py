@@ -157,7 +157,7 @@ def cut(paths, per_task, key=session_of):
     return tasks
 
 
-def per_task(paths, client, least=8 << 20):
+def per_task(paths, client, least=1 << 20):
     """The bytes of a task: about four tasks a worker's thread, so that a
     slow one does not hold the others up, and no less than least."""
     total = sum(os.path.getsize(p) for p in paths if os.path.exists(p))
@@ -166,14 +166,14 @@ def per_task(paths, client, least=8 << 20):
 
 
 def worker_stats():
-    """This worker's peak memory: its own process's and the largest of the
-    binaries it ran (kB, as the kernel counts them)."""
+    """This worker's peak memory (kB, the kernel's high-water mark) and the
+    CPU seconds of the binaries it ran."""
     import resource
 
-    own = 0
+    peak = 0
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmHWM:"):
-                own = int(line.split()[1])
-    return {"worker": get_worker().name, "peak_kb": own,
-            "binary_peak_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}
+                peak = int(line.split()[1])
+    ran = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"peak_kb": peak, "binaries_cpu": ran.ru_utime + ran.ru_stime}
