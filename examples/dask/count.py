@@ -81,4 +81,7 @@ def main():
     return code
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except RuntimeError as e:  # a binary's usage error, from a task
+        sys.exit(f"count.py: {str(e).strip()}")

@@ -83,17 +83,20 @@ def range_task(bins, pipe, src, start, end, dst, cwd):
 
 
 def join_task(parts, dst, cwd, ranges):
-    """A task: the ranges' outputs joined in order into dst."""
+    """A task: the ranges' outputs joined in order into dst; none, if a
+    range has none (the pipe failed on it: said)."""
     dst = os.path.join(cwd, dst)
-    tmp = hidden(dst, ".tmp")
-    with open(tmp, "wb") as out:
-        for part in ranges:
-            part = os.path.join(cwd, part)
-            if os.path.exists(part):
-                with open(part, "rb") as f:
+    ranges = [os.path.join(cwd, r) for r in ranges]
+    if all(os.path.exists(r) for r in ranges):
+        tmp = hidden(dst, ".tmp")
+        with open(tmp, "wb") as out:
+            for r in ranges:
+                with open(r, "rb") as f:
                     shutil.copyfileobj(f, out, 1 << 20)
-                os.remove(part)
-    os.replace(tmp, dst)
+        os.replace(tmp, dst)
+    for r in ranges:
+        if os.path.exists(r):
+            os.remove(r)
     said = [s for p in parts for s in p[0]]
     return said, set().union(*(p[1] for p in parts))
 
