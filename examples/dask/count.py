@@ -49,10 +49,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--by", help="project, day, session, tool, kind, file or model (as ctx-count --by)")
     ap.add_argument("--cost", action="store_true", help="what the sessions cost (as ctx-count --cost)")
-    ap.add_argument("--since")
-    ap.add_argument("--until")
-    ap.add_argument("--encoding")
-    ap.add_argument("--scheduler", help="the scheduler's address, tcp://HOST:PORT (default: a local cluster)")
+    for name in ("since", "until", "encoding"):
+        ap.add_argument("--" + name, help=f"as ctx-count --{name}")
+    ap.add_argument("--scheduler", help="the scheduler's address, tcp://HOST:PORT (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")
     ap.add_argument("--bin", help="where the ctx-count to ship is (default: bin/, then the PATH)")
     ap.add_argument("dirs", nargs="+", metavar="DIR")
     a = ap.parse_args()

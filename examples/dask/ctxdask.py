@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 
+import dask
 from distributed import Client, LocalCluster, WorkerPlugin, get_worker
 
 # The names a directory walk takes, as ctx-* binaries walk a directory.
@@ -21,8 +22,10 @@ EXTS = (".jsonl", ".json", ".traj")
 
 @contextlib.contextmanager
 def connect(scheduler):
-    """A client of the scheduler at ADDR; without one, of a cluster of two
+    """A client of the scheduler at ADDR (else Dask's own setting,
+    DASK_SCHEDULER_ADDRESS); without one, of a cluster of two
     single-threaded worker processes started here, stopped at the end."""
+    scheduler = scheduler or dask.config.get("scheduler-address", None)
     if scheduler:
         with Client(scheduler) as client:
             client.upload_file(__file__)  # the tasks call this module on the workers
@@ -69,7 +72,7 @@ def ship(client, names, bindir=None):
     """Sends the named binaries to the workers: from bindir, else from the
     bin/ of this checkout (make build), else from the PATH. Returns the
     name of their directory on the workers, for run."""
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bin")
+    here = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "bin")
     paths = []
     for name in names:
         for d in [bindir] if bindir else [here] + os.environ.get("PATH", "").split(os.pathsep):

@@ -127,7 +127,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--output-dir", required=True, metavar="OUT")
     ap.add_argument("--lines", type=size, metavar="SIZE", help="cut each FILE, one trajectory a line, into ranges of SIZE bytes")
-    ap.add_argument("--scheduler", help="the scheduler's address, tcp://HOST:PORT (default: a local cluster)")
+    ap.add_argument("--scheduler", help="the scheduler's address, tcp://HOST:PORT (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")
     ap.add_argument("--bin", help="where the ctx-* binaries to ship are (default: bin/, then the PATH)")
     ap.add_argument("pipe", metavar="PIPE")
     ap.add_argument("inputs", nargs="+", metavar="INPUT")
