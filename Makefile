@@ -6,7 +6,7 @@ CMDS        := $(notdir $(wildcard cmd/ctx-*))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 EXAMPLE     := examples/session.jsonl
 
-.PHONY: all build demo test e2e lint bench bench-scale bench-archive measure fuzz install clean
+.PHONY: all build demo test e2e dask lint bench bench-scale bench-dask bench-archive measure fuzz install clean
 
 all: build
 
@@ -39,6 +39,14 @@ e2e:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 	CTX_E2E=1 $(GO) test -count=1 ./internal/e2e/
 
+# The Dask jobs of docs/scale.md, as the page writes them, on a real
+# dask-scheduler and two dask-workers over loopback, checked against one
+# machine's results (scripts/dask). Installs Debian's python3-distributed
+# when it is missing, and fails when it cannot; runs on the corpus, or on
+# the fixtures alone without one (CTX_REQUIRE_CORPUS=1: fails without it).
+dask: build
+	scripts/dask
+
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
@@ -52,6 +60,11 @@ bench: build
 # (see docs/performance.md).
 bench-scale: build
 	scripts/bench-scale
+
+# ctx-count --by over 10,000 sessions on a Dask cluster of two workers on
+# loopback against one machine, in one run (see docs/performance.md).
+bench-dask: build
+	scripts/bench-dask
 
 # The archive: ctx-archive on the ~100 MB transcript, ctx-recall on an
 # archive of 100,000 executions (made once, ~1.4 GB of transcripts).

@@ -77,6 +77,33 @@ func (w Window) Has(t time.Time) bool {
 	return !t.Before(w.Since) && (w.Until.IsZero() || t.Before(w.Until))
 }
 
+// Equal reports whether two windows are the same span.
+func (w Window) Equal(o Window) bool { return w.Since.Equal(o.Since) && w.Until.Equal(o.Until) }
+
+// Bounds are the window's bounds as a report's JSON gives them: nil where
+// it is open.
+func (w Window) Bounds() (since, until *time.Time) {
+	if !w.Since.IsZero() {
+		since = &w.Since
+	}
+	if !w.Until.IsZero() {
+		until = &w.Until
+	}
+	return since, until
+}
+
+// WindowOf is the window of a report's bounds (Bounds).
+func WindowOf(since, until *time.Time) Window {
+	var w Window
+	if since != nil {
+		w.Since = *since
+	}
+	if until != nil {
+		w.Until = *until
+	}
+	return w
+}
+
 // Group is one row of ctx-count --by: the tokens of what falls in it, over
 // every transcript counted.
 type Group struct {
@@ -286,12 +313,7 @@ type Grouped struct {
 // NewGrouped starts an empty report.
 func NewGrouped(encoding string, by By, w Window) *Grouped {
 	g := &Grouped{Version: SchemaVersion, Encoding: encoding, By: by, byKey: map[string]*Group{}}
-	if !w.Since.IsZero() {
-		g.Since = &w.Since
-	}
-	if !w.Until.IsZero() {
-		g.Until = &w.Until
-	}
+	g.Since, g.Until = w.Bounds()
 	return g
 }
 

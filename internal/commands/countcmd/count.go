@@ -44,6 +44,7 @@ the share of tool output, the re-reads, what ctx-dedupe saves and the top tools 
 timestamps (TIMES below). The files are counted --jobs at a time, each let go once counted; a
 progress bar shows on stderr when it is a terminal (not with --quiet). See docs/scale.md.
 ` + costHelp + `
+` + partialHelp + `
 ` + cli.TimesHelp + `
 ` + htmlHelp + `
 EXAMPLES:
@@ -53,12 +54,13 @@ EXAMPLES:
    ctx-count --cost ~/.claude/projects ~/.codex/sessions
    ctx-count --cost --by day --since 2026-05-01 ~/.claude/projects
    ctx-count --each-line < trajectories.jsonl > reports.jsonl
+   ctx-count --by project --partial part1/ > 1.json; ctx-count --merge --json 1.json 2.json
    ctx-count --json ~/.claude/projects/*/*.jsonl
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
    ctx-count --html session.jsonl > session.html
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
 	Flags: append([]ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until, costFlag, cli.PriceFlag, cli.PricesFlag,
-		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag,
+		partialFlag, mergeFlag, cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag,
 		htmlFlag, outDir}, policy.Flags()...),
 	Run: runCount,
 }
@@ -76,6 +78,12 @@ var (
 )
 
 func runCount(e *cli.Env) error {
+	if e.Bool(mergeFlag.Name) {
+		return runMerge(e)
+	}
+	if e.Bool(partialFlag.Name) && !e.IsSet(by.Name) && !e.Bool(costFlag.Name) {
+		return cli.Usagef("--partial is a partial count of --by or --cost: give one of them (or --merge)")
+	}
 	if e.Bool(htmlFlag.Name) || e.Given(outDir) {
 		return runHTML(e)
 	}
@@ -221,9 +229,19 @@ func countBy(e *cli.Env, srcs []cli.Source, ctr tokens.Counter) error {
 		p := count.GroupTokens(t, ctr, group, w, in.Display())
 		return func() error { g.Add(p); return nil }, nil
 	})
-	if err != nil || g.Sessions+g.Skipped == 0 {
+	switch {
+	case err != nil:
 		return err
+	case e.Bool(partialFlag.Name):
+		return writePartial(e, g.MarshalPartial)
+	case g.Sessions+g.Skipped == 0:
+		return nil
 	}
+	return reportBy(e, g)
+}
+
+// reportBy writes the report of --by: the table, or --json.
+func reportBy(e *cli.Env, g *count.Grouped) error {
 	g.Finish()
 	rows := 0
 	if e.IsSet(top.Name) {
