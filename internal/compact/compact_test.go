@@ -113,17 +113,6 @@ func replayLoop(t *testing.T, f *Filter, tr *transcript.Transcript) history {
 	return h
 }
 
-// sent is the text a unit is sent in now.
-func (u *unit) sent() string {
-	switch {
-	case u.text != nil:
-		return *u.text
-	case u.c != nil:
-		return u.c.Input
-	}
-	return u.r.Text()
-}
-
 // TestForms: request by request, over every fixture and corpus file, a
 // result and an edit's arguments take at most two forms: the form they
 // arrive in (whole, cut or a pointer), then their summary (or stub), which

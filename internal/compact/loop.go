@@ -8,6 +8,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -64,6 +65,7 @@ type Loop struct {
 	msgs   fenwick.Tree // the tokens each message is sent in
 	units  []*unit      // in the order they arrived
 	byRes  []*unit      // by result index, once arrived
+	byCall []*unit      // by call index: the arguments that may be stubbed
 	reads  *dedupe.Arrivals
 	starts []bool // by message index: a model turn starts there
 	byID   map[string]*unit
@@ -76,7 +78,7 @@ type Loop struct {
 	prevEnd  int // where the last request's history ended
 	young    []*unit
 	pending  []*unit // out of the window, not yet replaced, in the order of the history
-	emit     func(m *transcript.Message, tokens int)
+	emit     func(replay.Change)
 }
 
 // Start begins the compaction of t, a session as a live loop sees it.
@@ -88,6 +90,7 @@ func (f *Filter) Start(t *transcript.Transcript) *Loop {
 	}
 	l.sum = f.sum(t.Cwd, l.handle)
 	l.byRes = make([]*unit, len(t.Results))
+	l.byCall = make([]*unit, len(t.Calls))
 	if f.dedupe != nil {
 		l.reads = f.dedupe.Arrivals(t)
 	}
@@ -109,7 +112,7 @@ func (f *Filter) Start(t *transcript.Transcript) *Loop {
 // the tokens it is sent in from then on. n must be the start of a model
 // turn or the end of the transcript for the state to be that of the
 // history before n (a request's history ends there); it may not go back.
-func (l *Loop) Advance(n int, changed func(m *transcript.Message, tokens int)) {
+func (l *Loop) Advance(n int, changed func(replay.Change)) {
 	l.emit = changed
 	defer func() { l.emit = nil }()
 	for ; l.next < n; l.next++ {
@@ -140,6 +143,7 @@ func (l *Loop) take(m *transcript.Message) {
 	}
 	for _, c := range m.Calls {
 		if u := l.arriveCall(c); u != nil {
+			l.byCall[c.Index] = u
 			l.add(u)
 		}
 	}
@@ -382,6 +386,33 @@ func (l *Loop) resize(u *unit, tokens int) {
 	l.msgs.Add(m, tokens-u.tokens)
 	u.tokens = tokens
 	if l.emit != nil && !u.own { // an own unit's tokens are what it replaced, not what is sent
-		l.emit(l.t.Messages[m], l.msgs.Sum(m, m+1))
+		l.emit(replay.Change{Message: l.t.Messages[m], Tokens: l.msgs.Sum(m, m+1), Input: l.input, Output: l.output})
 	}
+}
+
+// input is the text a call's arguments are sent in now.
+func (l *Loop) input(c *transcript.Call) string {
+	if u := l.byCall[c.Index]; u != nil {
+		return u.sent()
+	}
+	return c.Input
+}
+
+// output is the text a result is sent in now.
+func (l *Loop) output(r *transcript.Result) string {
+	if u := l.byRes[r.Index]; u != nil {
+		return u.sent()
+	}
+	return r.Text()
+}
+
+// sent is the text a unit is sent in now.
+func (u *unit) sent() string {
+	switch {
+	case u.text != nil:
+		return *u.text
+	case u.c != nil:
+		return u.c.Input
+	}
+	return u.r.Text()
 }

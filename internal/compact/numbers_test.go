@@ -84,7 +84,7 @@ func everyRequest(steps ...func(*transcript.Transcript)) func(*testing.T, sessio
 			for i, m := range tr.Messages {
 				sent[i] = raw.Message(m)
 			}
-			return func(n int, changed func(*transcript.Message, int)) {
+			return func(n int, changed func(replay.Change)) {
 				pt, err := transcript.Parse(transcripttest.Prefix(t, s.data, tr, n), transcript.Options{Format: tr.Format})
 				if err != nil {
 					t.Fatal(err)
@@ -96,10 +96,12 @@ func everyRequest(steps ...func(*transcript.Transcript)) func(*testing.T, sessio
 					}
 				}
 				tl := stats.Count(pt, counter())
+				input := func(c *transcript.Call) string { return pt.Calls[c.Index].Input }
+				output := func(r *transcript.Result) string { return pt.Results[r.Index].Text() }
 				for i, m := range pt.Messages {
 					if k := tl.Message(m); k != sent[i] {
 						sent[i] = k
-						changed(tr.Messages[i], k)
+						changed(replay.Change{Message: tr.Messages[i], Tokens: k, Input: input, Output: output})
 					}
 				}
 			}
@@ -115,13 +117,21 @@ func epochs(every, keep int) func(*testing.T, session) replay.Policy {
 			tl := stats.Count(tr, counter())
 			sum := summarize.Rules{Cwd: tr.Cwd}
 			done := make([]bool, len(tr.Results))
+			summary := make([]*string, len(tr.Results))
+			input := func(c *transcript.Call) string { return c.Input }
+			output := func(r *transcript.Result) string {
+				if s := summary[r.Index]; s != nil {
+					return *s
+				}
+				return r.Text()
+			}
 			msg := make([]int, len(tr.Messages))
 			for i, m := range tr.Messages {
 				msg[i] = tl.Message(m)
 			}
 			taken, history, next := 0, 0, every
 			var arrived []*transcript.Result
-			return func(n int, changed func(*transcript.Message, int)) {
+			return func(n int, changed func(replay.Change)) {
 				for ; taken < n; taken++ {
 					history += tl.Message(tr.Messages[taken])
 					arrived = append(arrived, tr.Messages[taken].Results...)
@@ -141,7 +151,8 @@ func epochs(every, keep int) func(*testing.T, session) replay.Policy {
 					if text, ok := sum.Summarize(c, r.Text()); ok {
 						if k := counter().Count(text); k < tl.Results[r.Index] {
 							msg[r.Message.Index] -= tl.Results[r.Index] - k
-							changed(r.Message, msg[r.Message.Index])
+							summary[r.Index] = &text
+							changed(replay.Change{Message: r.Message, Tokens: msg[r.Message.Index], Input: input, Output: output})
 						}
 					}
 				}
