@@ -16,6 +16,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -146,7 +147,14 @@ func TestCorpus(t *testing.T) {
 			data, tr := load(t, path)
 			opts := options(t, filepath.Base(path), data, tr, pricing.Default())
 			p := Build(tr, opts)
-			r := replay.Replay(tr, nil, replay.Options{Counter: opts.Counter, Prices: opts.Prices, HourCache: opts.HourCache})
+			r := replay.Replay(tr, opts.Policy, replay.Options{Counter: opts.Counter, Prices: opts.Prices, HourCache: opts.HourCache})
+			if h := p.Cost.Hidden; (h != nil) != (r.FactsUsed > 0) || h != nil && (h.Used != r.FactsUsed || h.Hidden != r.Compacted.Hidden ||
+				h.Recalls != r.Compacted.Recalls || h.WithRecalls != r.Compacted.WithRecalls) {
+				t.Errorf("the page's hidden facts %+v, the replay's %d used, %+v", h, r.FactsUsed, *r.Compacted)
+			}
+			if h := p.Cost.Hidden; h != nil && !bytes.Contains(write(t, p), []byte(`<p id="hidden">Of the `+textfmt.Plural(h.Used, "fact", "facts"))) {
+				t.Error("the page does not say what the replay hid")
+			}
 			if p.Sent != r.AsIs.Sent || p.Peak != r.AsIs.Peak || p.Requests != r.AsIs.Requests {
 				t.Errorf("the page sends %d tokens, %d at most, in %d requests; the replay %d, %d, %d",
 					p.Sent, p.Peak, p.Requests, r.AsIs.Sent, r.AsIs.Peak, r.AsIs.Requests)
