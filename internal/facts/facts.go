@@ -32,12 +32,19 @@
 // Which facts the model used, and which a request shows, is Analyze's.
 package facts
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ctxkit/ctxkit/internal/pathlist"
+)
 
 // Each calls fn with each fact of text, in order, as many times as it
 // occurs. A fact is a substring of text (or of the path and line of a
 // location). It scans the text once, without regular expressions.
 func Each(text string, fn func(fact string)) {
+	if strings.Contains(text, "/{") || strings.Contains(text, "/ (") {
+		grouped(text, fn)
+	}
 	for i := 0; i < len(text); {
 		if class[text[i]] == other {
 			i++
@@ -62,6 +69,21 @@ func Each(text string, fn func(fact string)) {
 			word(w, fn)
 		}
 		i = j
+	}
+}
+
+// grouped gives the paths that the lines of a list grouped by directory
+// name (pathlist's: dir/{a.go, b.go}, or dir/ (5 files): a.go, …), as
+// the summaries of listings and searches write them: a path is shown by
+// its directory and its name.
+func grouped(text string, fn func(string)) {
+	for line := range strings.Lines(text) {
+		if !strings.Contains(line, "/{") && !strings.Contains(line, "/ (") {
+			continue
+		}
+		for _, p := range pathlist.Expand(strings.TrimSpace(line)) {
+			word(p, fn)
+		}
 	}
 }
 

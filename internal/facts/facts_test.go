@@ -37,6 +37,7 @@ func TestEach(t *testing.T) {
 		{"a..b HEAD~1 /Users/.../x.go", nil},
 		{"std::vector foo::bar_baz", []string{"bar_baz"}},
 		{"loadSettings(path).Retries and .env", []string{"loadSettings", ".env"}},
+		{"src/{a.go, b_c.py}\n/p/store/ (5 files): x.ts, … (4 more)", []string{"src/a.go", "src/b_c.py", "p/store/x.ts", "a.go", "b_c.py", "p/store", "x.ts"}},
 	}
 	for _, c := range cases {
 		if got := all(c.text); !slices.Equal(got, c.want) {

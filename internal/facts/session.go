@@ -15,6 +15,10 @@ import (
 // user or system message of the request says it.
 type Use struct {
 	Fact ID
+	// Tail is a path's last directory and name (a/b/c.go: b/c.go), which
+	// show it too, as a list grouped by directory names it; Fact itself
+	// for another fact.
+	Tail ID
 	// Source is the latest result of the request that shows it: the one
 	// an agent that lost the fact would fetch back.
 	Source *transcript.Result
@@ -31,6 +35,7 @@ type Session struct {
 	// The facts, with their forms, that each message's own text (blocks),
 	// each call's arguments and each result show as written.
 	blocks, calls, results [][]ID
+	wrote                  [][]ID  // by message: the facts the model wrote in it
 	uses                   [][]Use // by turn
 	stamp                  []int32 // by fact: the last set it went into
 	sets                   int32
@@ -42,7 +47,8 @@ type Session struct {
 func Analyze(t *transcript.Transcript, turns []transcript.Turn) *Session {
 	s := &Session{ids: map[string]ID{}, blocks: make([][]ID, len(t.Messages)),
 		calls: make([][]ID, len(t.Calls)), results: make([][]ID, len(t.Results)), uses: make([][]Use, len(turns))}
-	wrote := make([][]ID, len(t.Messages)) // by assistant message: the facts it wrote
+	wrote := make([][]ID, len(t.Messages))
+	s.wrote = wrote
 	for _, m := range t.Messages {
 		var own *[]ID // the facts an assistant message wrote
 		if m.Role == "assistant" {
@@ -62,7 +68,7 @@ func Analyze(t *transcript.Transcript, turns []transcript.Turn) *Session {
 			s.results[r.Index] = s.set(func(add func(string)) { Each(r.Text(), add) }, nil)
 		}
 	}
-	s.findUses(t, turns, wrote)
+	s.findUses(t, turns)
 	return s
 }
 
@@ -112,6 +118,16 @@ func (s *Session) id(f string) ID {
 	return id
 }
 
+// Result is what a result shows as written: its facts and their forms.
+func (s *Session) Result(r *transcript.Result) []ID { return s.results[r.Index] }
+
+// Call is what a call's arguments show as written.
+func (s *Session) Call(c *transcript.Call) []ID { return s.calls[c.Index] }
+
+// Wrote is the facts an assistant message wrote (not their forms), in
+// order, as often as it wrote them; nil for another message.
+func (s *Session) Wrote(m *transcript.Message) []ID { return s.wrote[m.Index] }
+
 // Name is the fact an ID stands for.
 func (s *Session) Name(id ID) string { return s.names[id] }
 
@@ -122,7 +138,8 @@ func (s *Session) Uses(k int) []Use { return s.uses[k] }
 // first shown since the last restart, and by whom, and at the start of
 // each turn takes the facts its messages wrote that only a tool result
 // showed before.
-func (s *Session) findUses(t *transcript.Transcript, turns []transcript.Turn, wrote [][]ID) {
+func (s *Session) findUses(t *transcript.Transcript, turns []transcript.Turn) {
+	wrote := s.wrote
 	n := len(s.names)
 	first := make([]int32, n)   // the message that first showed it, from the segment's start
 	fromTool := make([]bool, n) // that message showed it in a result
@@ -155,7 +172,7 @@ func (s *Session) findUses(t *transcript.Transcript, turns []transcript.Turn, wr
 				for _, id := range wrote[j] {
 					if first[id] >= seg && fromTool[id] && said[id] < seg && s.stamp[id] != s.sets {
 						s.stamp[id] = s.sets
-						s.uses[k] = append(s.uses[k], Use{Fact: id, Source: source[id]})
+						s.uses[k] = append(s.uses[k], Use{Fact: id, Tail: s.tail(id), Source: source[id]})
 					}
 				}
 			}
@@ -178,6 +195,20 @@ func (s *Session) findUses(t *transcript.Transcript, turns []transcript.Turn, wr
 			see(s.calls[c.Index], i, false)
 		}
 	}
+}
+
+// tail is the ID of a path's last directory and name, or of the fact.
+func (s *Session) tail(id ID) ID {
+	f := s.names[id]
+	i := strings.LastIndexByte(f, '/')
+	if i <= 0 {
+		return id
+	}
+	j := strings.LastIndexByte(f[:i], '/')
+	if j < 0 {
+		return id
+	}
+	return s.id(f[j+1:])
 }
 
 // eachInput gives the facts of a call's arguments: of the values of a
@@ -284,6 +315,10 @@ func (w *Window) Span(lo, hi int) {
 
 // Shows reports whether the request shows a fact.
 func (w *Window) Shows(id ID) bool { return int(id) < len(w.count) && w.count[id] > 0 }
+
+// ShowsUse reports whether the request shows a fact used: the fact, or
+// for a path its directory and name.
+func (w *Window) ShowsUse(u Use) bool { return w.Shows(u.Fact) || w.Shows(u.Tail) }
 
 // addMessage counts what message i shows now: as a policy sends it, or
 // as written.

@@ -397,7 +397,7 @@ func (x replayer) run(adv Advance, each func(Step)) Run {
 		}
 		shown.Span(start, end)
 		for _, u := range x.facts.Uses(k) {
-			if shown.Shows(u.Fact) {
+			if shown.ShowsUse(u) {
 				continue
 			}
 			r.Hidden++
