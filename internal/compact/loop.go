@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/facts"
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/pricing"
@@ -51,6 +52,10 @@ type unit struct {
 	sumTokens int
 	tried     bool
 	pinned    bool // a pointer points at it: it stays as it is
+	// referred says the model wrote a fact the result shows, as it
+	// arrived, while it was in the window (KeepReferred); left, that it
+	// left the window.
+	referred, left bool
 }
 
 // Loop is the compaction of one session, advanced message by message: its
@@ -79,6 +84,11 @@ type Loop struct {
 	young    []*unit
 	pending  []*unit // out of the window, not yet replaced, in the order of the history
 	emit     func(replay.Change)
+
+	// With KeepReferred: the facts the results that may be kept show and
+	// the model wrote, and the results still in the window that show each.
+	facts *facts.Session
+	shows map[facts.ID][]*unit
 }
 
 // Start begins the compaction of t, a session as a live loop sees it.
@@ -101,6 +111,9 @@ func (f *Filter) Start(t *transcript.Transcript) *Loop {
 	l.msgs = fenwick.New(tokens)
 	for _, tn := range t.Turns() {
 		l.starts[tn.Messages[0]] = true
+	}
+	if f.opts.KeepReferred > 0 {
+		l.facts, l.shows = facts.New(), map[facts.ID][]*unit{}
 	}
 	return l
 }
@@ -134,6 +147,7 @@ func (l *Loop) take(m *transcript.Message) {
 		// What came before is not sent again: not replaced, and no base
 		// of a pointer.
 		l.young, l.pending = nil, nil
+		clear(l.shows)
 		if l.reads != nil {
 			l.reads = l.f.dedupe.Arrivals(l.t)
 		}
@@ -154,6 +168,66 @@ func (l *Loop) take(m *transcript.Message) {
 			l.byID[r.CallID] = u
 		}
 		l.add(u)
+		l.index(u)
+	}
+	if l.facts != nil && m.Role == "assistant" {
+		l.refer(m)
+	}
+}
+
+// index files a result that may be kept when referred to under the facts
+// it shows as it arrived (whole or cut), and a read's also under its
+// file's path.
+func (l *Loop) index(u *unit) {
+	if l.facts == nil || u.own || u.form != formWhole && u.form != formCut || u.tokens > l.f.opts.KeepReferred {
+		return
+	}
+	ids := l.facts.Shows(l.current(u))
+	if c := u.r.Call; c != nil && c.Kind == tools.Read {
+		ids = append(ids, l.facts.ArgShows(c)...)
+	}
+	for _, id := range ids {
+		l.shows[id] = append(l.shows[id], u)
+	}
+}
+
+// refer marks the results in the window that show a fact the model wrote
+// in m as referred to. What counts is what a second run over the output
+// reads the same: the message's text and thinking, the arguments of
+// calls, but of an edit's or a write's (which may be sent as a stub) only
+// its file.
+func (l *Loop) refer(m *transcript.Message) {
+	mark := func(ids []facts.ID) {
+		for _, id := range ids {
+			us := l.shows[id]
+			if len(us) == 0 {
+				continue
+			}
+			keep := us[:0] // those out of the window need no mark: forgotten
+			for _, u := range us {
+				if !u.left {
+					u.referred = true
+					keep = append(keep, u)
+				}
+			}
+			if len(keep) == 0 {
+				delete(l.shows, id)
+			} else {
+				l.shows[id] = keep
+			}
+		}
+	}
+	for _, b := range m.Blocks {
+		if b.Type != transcript.Image {
+			mark(l.facts.Names(b.Text))
+		}
+	}
+	for _, c := range m.Calls {
+		if l.byCall[c.Index] == nil {
+			mark(l.facts.ArgNames(c))
+		} else if f := c.Args.File(l.t.Cwd); f != "" {
+			mark(l.facts.Names(f))
+		}
 	}
 }
 
@@ -251,7 +325,8 @@ func (l *Loop) decide(n int) {
 	for len(l.young) > 0 && l.turns-l.young[0].turn >= l.f.opts.Window {
 		u := l.young[0]
 		l.young = l.young[1:]
-		if l.candidate(u, n) {
+		u.left = true
+		if !l.kept(u) && l.candidate(u, n) {
 			l.pending = append(l.pending, u)
 		}
 	}
@@ -264,6 +339,20 @@ func (l *Loop) decide(n int) {
 		l.pending = l.pending[:best]
 	}
 	l.prevEnd = n
+}
+
+// kept reports whether a result out of the window stays whole for good
+// for what it is still worth to the agent: a read (KeepReads), or a short
+// one the model referred to (KeepReferred). One that came replaced was
+// not kept by the run that replaced it.
+func (l *Loop) kept(u *unit) bool {
+	if u.r == nil || u.own {
+		return false
+	}
+	if c := u.r.Call; l.f.opts.KeepReads && c != nil && c.Kind == tools.Read {
+		return true
+	}
+	return u.referred && u.tokens <= l.f.opts.KeepReferred
 }
 
 // candidate reports whether a unit out of the window may be replaced at

@@ -35,34 +35,43 @@ type Session struct {
 	// The facts, with their forms, that each message's own text (blocks),
 	// each call's arguments and each result show as written.
 	blocks, calls, results [][]ID
-	wrote                  [][]ID  // by message: the facts the model wrote in it
-	uses                   [][]Use // by turn
-	stamp                  []int32 // by fact: the last set it went into
-	sets                   int32
-	forms                  [][]ID // by fact, once asked: Forms of it
+	// The facts themselves (not their forms) that each message's own text
+	// and each call's arguments say, as often as they say them.
+	said, args [][]ID
+	wrote      [][]ID  // by message: the facts the model wrote in it
+	uses       [][]Use // by turn
+	stamp      []int32 // by fact: the last set it went into
+	sets       int32
+	forms      [][]ID // by fact, once asked: Forms of it
 }
+
+// New is a Session that holds no transcript: for a caller that asks what
+// texts say and show as it goes (Names, Shows, ArgNames, ArgShows).
+func New() *Session { return &Session{ids: map[string]ID{}} }
 
 // Analyze reads what t's messages show, and the facts its model used in
 // each of turns (t.Turns()).
 func Analyze(t *transcript.Transcript, turns []transcript.Turn) *Session {
-	s := &Session{ids: map[string]ID{}, blocks: make([][]ID, len(t.Messages)),
-		calls: make([][]ID, len(t.Calls)), results: make([][]ID, len(t.Results)), uses: make([][]Use, len(turns))}
-	wrote := make([][]ID, len(t.Messages))
-	s.wrote = wrote
+	s := &Session{ids: map[string]ID{}, blocks: make([][]ID, len(t.Messages)), calls: make([][]ID, len(t.Calls)),
+		results: make([][]ID, len(t.Results)), said: make([][]ID, len(t.Messages)), args: make([][]ID, len(t.Calls)),
+		wrote: make([][]ID, len(t.Messages)), uses: make([][]Use, len(turns))}
 	for _, m := range t.Messages {
-		var own *[]ID // the facts an assistant message wrote
-		if m.Role == "assistant" {
-			own = &wrote[m.Index]
-		}
 		s.blocks[m.Index] = s.set(func(add func(string)) {
 			for _, b := range m.Blocks {
 				if b.Type != transcript.Image {
 					Each(b.Text, add)
 				}
 			}
-		}, own)
+		}, &s.said[m.Index])
 		for _, c := range m.Calls {
-			s.calls[c.Index] = s.set(func(add func(string)) { eachInput(c.Input, c.InputIsText, add) }, own)
+			s.calls[c.Index] = s.set(func(add func(string)) { eachInput(c.Input, c.InputIsText, add) }, &s.args[c.Index])
+		}
+		if m.Role == "assistant" {
+			w := s.said[m.Index]
+			for _, c := range m.Calls {
+				w = append(w, s.args[c.Index]...)
+			}
+			s.wrote[m.Index] = w
 		}
 		for _, r := range m.Results {
 			s.results[r.Index] = s.set(func(add func(string)) { Each(r.Text(), add) }, nil)
@@ -118,15 +127,31 @@ func (s *Session) id(f string) ID {
 	return id
 }
 
-// Result is what a result shows as written: its facts and their forms.
-func (s *Session) Result(r *transcript.Result) []ID { return s.results[r.Index] }
+// Names is the facts a text says (not their forms), as often as it says
+// them.
+func (s *Session) Names(text string) []ID {
+	var out []ID
+	Each(text, func(f string) { out = append(out, s.id(f)) })
+	return out
+}
 
-// Call is what a call's arguments show as written.
-func (s *Session) Call(c *transcript.Call) []ID { return s.calls[c.Index] }
+// Shows is what a text shows: its facts and their forms, each once.
+func (s *Session) Shows(text string) []ID {
+	return s.set(func(add func(string)) { Each(text, add) }, nil)
+}
 
-// Wrote is the facts an assistant message wrote (not their forms), in
-// order, as often as it wrote them; nil for another message.
-func (s *Session) Wrote(m *transcript.Message) []ID { return s.wrote[m.Index] }
+// ArgNames is the facts a call's arguments say (not their forms): of a
+// JSON object's values, not its keys.
+func (s *Session) ArgNames(c *transcript.Call) []ID {
+	var out []ID
+	eachInput(c.Input, c.InputIsText, func(f string) { out = append(out, s.id(f)) })
+	return out
+}
+
+// ArgShows is what a call's arguments show.
+func (s *Session) ArgShows(c *transcript.Call) []ID {
+	return s.set(func(add func(string)) { eachInput(c.Input, c.InputIsText, add) }, nil)
+}
 
 // Name is the fact an ID stands for.
 func (s *Session) Name(id ID) string { return s.names[id] }

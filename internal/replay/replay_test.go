@@ -266,7 +266,7 @@ func TestTurns(t *testing.T) {
 // up (what a request sends is read or written), its largest prompt is no
 // more than the history and the prefix, its cache breaks as it was are
 // the agent's own compactions, and a policy that changes nothing sends
-// the session as it was.
+// the session as it was, and hides nothing that the model used.
 func TestCorpus(t *testing.T) {
 	ctr, err := tokens.New(tokens.Default)
 	if err != nil {
@@ -295,7 +295,7 @@ func TestCorpus(t *testing.T) {
 		if r.Breaks > restarts {
 			t.Errorf("%s: %d cache breaks as it was, %d restarts", path, r.Breaks, restarts)
 		}
-		if *s.Compacted != s.AsIs {
+		if *s.Compacted != s.AsIs || r.Hidden != 0 || r.Recalls != 0 || r.WithRecalls != r.Cost {
 			t.Errorf("%s: a policy that changes nothing sends %+v, as it was %+v", path, *s.Compacted, s.AsIs)
 		}
 	}

@@ -38,7 +38,10 @@ ctx-compact changes each result at most twice in its life, near the end of the h
                 edit's or a write's arguments by a stub without the text they changed (the
                 text a command's heredoc wrote to a file, too: cat > F <<EOF), and an edit's
                 result by its first line (--keep-edits leaves edits whole), when the cost model
-                says it pays.
+                says it pays; but what is still worth something to the agent stays whole: the
+                text of a file it read, which it edits and writes from, often many turns later
+                (--replace-reads), and a short result the model referred to while it was recent
+                (--keep-referred).
 
 The cost model: replacing the results that left the window from one on makes every token
 after the first of them a cache write instead of a read on this request; what they save is
@@ -56,8 +59,10 @@ by request, as it was sent and as ctx-compact would have sent it (request k send
 before the model's k-th turn; it reads from the cache its longest common prefix with the
 request before, and writes the rest), and priced: a table of requests, tokens sent, cache reads
 and writes, output, the cost in dollars and as a ratio, the peak context and its ratio, and the
-cache breaks, two rows a session and a total. --prefix counts the system prompt and tool
-definitions that a transcript does not hold. --json for scripts.
+cache breaks, two rows a session and a total; then what the compacted requests hid that the
+model went on to use (the names, paths and numbers it wrote that only a tool result had shown),
+and the cost with a request to fetch back each result that showed them. --prefix counts the
+system prompt and tool definitions that a transcript does not hold. --json for scripts.
 
 EXAMPLES:
    ctx-compact session.jsonl > request.jsonl
@@ -68,11 +73,12 @@ EXAMPLES:
    ctx-compact --replay --model claude-sonnet-4-5 --cache-ttl 5m session.jsonl
    ctx-compact --replay --price claude-opus-4-6:cache_read=0.4 --prices my-prices.json DIR
    ctx-compact --replay --horizon 1 --no-cut session.jsonl    # what a knob is worth
+   ctx-compact --replay --replace-reads session.jsonl         # cheaper, and what it hides
 
 The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats prints one line
 a file on stderr; --json prints that report as JSON on stderr instead (with --replay, the
 replay's report on stdout).`,
-	Flags: cli.FilterFlags(recent, horizon, mode, noCut, noDedupe, keepEdits, model, cli.PriceFlag, cli.PricesFlag, cacheTTL,
+	Flags: cli.FilterFlags(recent, horizon, mode, noCut, noDedupe, keepEdits, replaceReads, keepReferred, model, cli.PriceFlag, cli.PricesFlag, cacheTTL,
 		replayFlag, prefix, keepMirrors, jsonFlag, cli.EncodingFlag),
 	Run: runCompact,
 }
@@ -89,6 +95,10 @@ var (
 		Usage: "do not make a re-read that a whole read above shows the same a pointer up at it"}
 	keepEdits = &ucli.BoolFlag{Name: "keep-edits", EnvVars: []string{"CTX_KEEP_EDITS"},
 		Usage: "leave edits and writes whole: their arguments (and what a command's heredoc writes to a file) and their results"}
+	replaceReads = &ucli.BoolFlag{Name: "replace-reads", EnvVars: []string{"CTX_REPLACE_READS"},
+		Usage: "replace a read's result once used, as any other (by default the text of a file the agent read stays whole: it edits and writes from it, often many turns later); cheaper, and hides more of what the model goes on to use"}
+	keepReferred = &ucli.IntFlag{Name: "keep-referred", Value: compact.DefaultKeepReferred, EnvVars: []string{"CTX_KEEP_REFERRED"},
+		Usage: "keep whole a result of at most `N` tokens that the model referred to (wrote a name, path or number it shows) while it was recent; 0: none"}
 	model = &ucli.StringFlag{Name: "model", EnvVars: []string{"CTX_MODEL"},
 		Usage: "price every request as `MODEL` (a name the price table knows, or one --price gives), for the cost model and the replay; by default, as the model the transcript says answered it"}
 	cacheTTL = &ucli.StringFlag{Name: "cache-ttl", Value: ttlAuto, EnvVars: []string{"CTX_CACHE_TTL"},
@@ -159,6 +169,10 @@ func newSetup(e *cli.Env) (*setup, error) {
 	opts.Prices, opts.Model = prices, e.String(model.Name)
 	opts.Window, opts.Horizon = e.Int(recent.Name), e.Float64(horizon.Name)
 	opts.Dedupe, opts.KeepEdits = !e.Bool(noDedupe.Name), e.Bool(keepEdits.Name)
+	opts.KeepReads, opts.KeepReferred = !e.Bool(replaceReads.Name), e.Int(keepReferred.Name)
+	if opts.KeepReferred < 0 {
+		return nil, cli.Usagef("--keep-referred %d: want 0 or more tokens", opts.KeepReferred)
+	}
 	opts.KeepMirrors, opts.Measure, opts.Handle = e.Bool(keepMirrors.Name), e.Bool(cli.StatsFlag.Name) || e.Bool(jsonFlag.Name), e.Handles()
 	if e.Bool(noCut.Name) {
 		opts.Cut = nil
