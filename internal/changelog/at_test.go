@@ -67,7 +67,7 @@ func TestAtCannotReplay(t *testing.T) {
 	for _, c := range []struct{ path, call, want string }{
 		{"a.txt", "w1", ""},
 		{"a.txt", "e2", `call e2 (Edit, turn 1) cannot be replayed: old string "three": not found in the content replayed so far`},
-		{"b.txt", "s4", "call s4 (Bash, turn 1) cannot be replayed: sed: command 'y' not supported"},
+		{"b.txt", "s4", "call s4 (Bash, turn 1) cannot be replayed: ctx-changelog cannot follow this sed script: command 'y' not supported"},
 		{"b.txt", "s5", "call s4 (Bash, turn 1) cannot be replayed"},
 	} {
 		got, err := At(tr, c.path, c.call)

@@ -7,9 +7,13 @@
 // Report renders as Markdown and is ctx-changelog's --json schema.
 package changelog
 
+import "github.com/ctxkit/ctxkit/internal/outcome"
+
 // SchemaVersion is the version of the --json schema; it changes only when a
-// field changes meaning or goes away.
-const SchemaVersion = 1
+// field changes meaning or goes away. 2: a change says how its call ended
+// (end), and the changes not made are listed as not_applied and counted by
+// how their calls ended.
+const SchemaVersion = 2
 
 // Action is what a call did to a file.
 type Action string
@@ -38,9 +42,10 @@ type Report struct {
 type Changelog struct {
 	Sessions []Session `json:"sessions"`
 	Files    []File    `json:"files"`
-	// Failed are the failed edits and writes, when asked for.
-	Failed []Change `json:"failed,omitempty"`
-	Totals Totals   `json:"totals"`
+	// NotApplied are the edits and writes whose call did not end ok
+	// (failed, denied, cancelled or without a result), when asked for.
+	NotApplied []Change `json:"not_applied,omitempty"`
+	Totals     Totals   `json:"totals"`
 }
 
 // Session is one transcript.
@@ -64,6 +69,9 @@ type File struct {
 	Path    string   `json:"path"`
 	Changes []Change `json:"changes"`
 	Totals  Totals   `json:"totals"`
+	// Temporary: the session created the file and removed it, so nothing
+	// of it remains: it is not among the files changed.
+	Temporary bool `json:"created_and_removed,omitempty"`
 }
 
 // Change is one call's read, edit or write of one file.
@@ -104,26 +112,48 @@ type Change struct {
 	// Diff is the change as a unified diff (--diff). Its line numbers are
 	// the file's when the content before is known, else they count from
 	// the start of the change's own text.
-	Diff   string `json:"diff,omitempty"`
-	Failed bool   `json:"failed"`
-	Error  string `json:"error,omitempty"`
+	Diff string `json:"diff,omitempty"`
+	// End is how the call ended (outcome.End): only a call that ended ok
+	// changed the file. Failed is End == failed; Error says how a call
+	// that did not end ok ended.
+	End    outcome.End `json:"end"`
+	Failed bool        `json:"failed"`
+	Error  string      `json:"error,omitempty"`
 }
 
-// Totals count changes.
+// Applied reports whether the call ended ok: the change was made.
+func (c Change) Applied() bool { return c.End == outcome.OK }
+
+// Totals count changes: those made, and the calls that made none by how
+// they ended.
 type Totals struct {
-	Files     int `json:"files"`
+	Files     int `json:"files"` // changed: not counting those created and removed
 	Changes   int `json:"changes"`
 	Added     int `json:"added"`
 	Removed   int `json:"removed"`
 	Uncounted int `json:"uncounted"` // changes whose lines are not known
 	Failed    int `json:"failed"`
+	Denied    int `json:"denied,omitempty"`
+	Cancelled int `json:"cancelled,omitempty"`
+	NoResult  int `json:"no_result,omitempty"`
+	// Temporary counts the files created and removed.
+	Temporary int `json:"created_and_removed,omitempty"`
 	Reads     int `json:"reads,omitempty"` // in a timeline
 }
 
+// NotApplied counts the calls that made no change.
+func (t Totals) NotApplied() int { return t.Failed + t.Denied + t.Cancelled + t.NoResult }
+
 func (t *Totals) add(c Change) {
 	switch {
-	case c.Failed:
+	case c.End == outcome.Failed:
 		t.Failed++
+	case c.End == outcome.Denied:
+		t.Denied++
+	case c.End == outcome.Cancelled:
+		t.Cancelled++
+	case c.End == outcome.NoResult:
+		t.NoResult++
 	case c.Action == Read:
 		t.Reads++
 	default:
@@ -143,5 +173,9 @@ func (t *Totals) merge(o Totals) {
 	t.Removed += o.Removed
 	t.Uncounted += o.Uncounted
 	t.Failed += o.Failed
+	t.Denied += o.Denied
+	t.Cancelled += o.Cancelled
+	t.NoResult += o.NoResult
+	t.Temporary += o.Temporary
 	t.Reads += o.Reads
 }

@@ -154,19 +154,22 @@ func rawEdits(t *testing.T, data []byte) map[string]int {
 // id is its tool call's, or step-N for the Nth action.
 func rawActionEdits(history []map[string]any) map[string]int {
 	want := map[string]int{}
-	open, steps := "", 0
+	open, steps, files := "", 0, 1
 	for _, m := range history {
 		action := strings.TrimSpace(str(m["action"]))
 		switch {
 		case m["role"] == "assistant" && action != "":
 			steps++
-			open = ""
+			open, files = "", 1
 			id := fmt.Sprintf("step-%d", steps)
 			if tcs, isList := m["tool_calls"].([]any); isList && len(tcs) > 0 {
 				id = str(tcs[0].(map[string]any)["id"])
 			}
 			switch words := strings.Fields(action); words[0] {
 			case "edit", "create", "insert":
+				open = id
+			case "rm":
+				files = len(words) - 1
 				open = id
 			case "str_replace_editor":
 				if len(words) > 1 && words[1] != "view" {
@@ -175,12 +178,15 @@ func rawActionEdits(history []map[string]any) map[string]int {
 			}
 			continue
 		case open != "" && (m["role"] == "user" || m["role"] == "tool"):
-			// SWE-agent's commands report a refused edit with "Error:".
-			if !strings.HasPrefix(strings.TrimSpace(str(m["content"])), "Error:") {
-				want[open] = 1
+			// SWE-agent's commands report a refused edit with "Error:",
+			// its linter with "Your proposed edit has introduced new
+			// syntax error(s)".
+			out := strings.TrimSpace(str(m["content"]))
+			if !strings.HasPrefix(out, "Error:") && !strings.HasPrefix(out, "Your proposed edit") {
+				want[open] = files
 			}
 		}
-		open = ""
+		open, files = "", 1
 	}
 	return want
 }
@@ -194,7 +200,9 @@ var (
 	patchFileHeader = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: `)
 	// A shell edit: one command, perhaps after cd DIR &&, that writes a
 	// file from a heredoc, edits one in place with sed, or applies a patch.
-	shellEdit = regexp.MustCompile(`^(?:cd \S+ && )?(?:cat >>? ?\S+ <<-? ?'?(\w+)'?\n|sed -i\S* (?:'[^']*'|"[^"]*") \S+$|apply_patch <<'?(\w+)'?\n)`)
+	// A removal: rm (or git rm) of files named plainly.
+	shellRemove = regexp.MustCompile(`^(?:cd \S+ && )?(?:git )?rm(?: -\S+)*((?: [^\s*?$'"-][^\s*?$'"]*)+)$`)
+	shellEdit   = regexp.MustCompile(`^(?:cd \S+ && )?(?:cat >>? ?\S+ <<-? ?'?(\w+)'?\n|sed -i\S* (?:'[^']*'|"[^"]*") \S+$|apply_patch <<'?(\w+)'?\n)`)
 )
 
 // filesChanged is how many files a successful call of this shape changes;
@@ -220,6 +228,9 @@ func filesChanged(c rawCall) int {
 		}
 		if argv, isList := c.input["command"].([]any); isList && len(argv) == 2 && argv[0] == "apply_patch" {
 			return len(patchFileHeader.FindAllString(str(argv[1]), -1))
+		}
+		if m := shellRemove.FindStringSubmatch(cmd); m != nil {
+			return len(strings.Fields(m[1]))
 		}
 		m := shellEdit.FindStringSubmatch(cmd)
 		if m == nil {

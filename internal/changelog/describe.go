@@ -152,7 +152,7 @@ func describeChange(c *Change, fc fileChange, beforeKnown bool, why string) stri
 		if beforeKnown {
 			return counts(c.Added, c.Removed) + ", the whole file rewritten"
 		}
-		return lines(c.Added) + " written; the content before is not in the transcript"
+		return lines(c.Added) + " written; " + why
 	case Delete:
 		if c.Counted {
 			return lines(c.Removed) + " removed"

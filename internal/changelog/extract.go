@@ -55,7 +55,7 @@ func changesOf(c *transcript.Call, cwd string) []fileChange {
 	case tools.EditSed:
 		s, err := patch.ParseSed(ch.Sed)
 		if err != nil {
-			return unknownChanges(c, norm, "sed: "+err.Error())
+			return unknownChanges(c, norm, "ctx-changelog cannot follow this sed script: "+err.Error())
 		}
 		out := make([]fileChange, len(s.Files))
 		for i, f := range s.Files {
@@ -64,6 +64,18 @@ func changesOf(c *transcript.Call, cwd string) []fileChange {
 		return out
 	}
 	return unknownChanges(c, norm, ch.Why)
+}
+
+// removalsOf reads the files a shell command removes (rm, git rm).
+func removalsOf(c *transcript.Call, cwd string) []fileChange {
+	if c.Args.Command == "" {
+		return nil
+	}
+	var out []fileChange
+	for _, p := range tools.Removed(c.Args.Command) {
+		out = append(out, fileChange{path: tools.NormPath(p, c.Args.Dir, cwd), action: Delete, op: deleteOp{}})
+	}
+	return out
 }
 
 func unknownChanges(c *transcript.Call, norm func(string) string, why string) []fileChange {
@@ -93,7 +105,7 @@ func patchChanges(c *transcript.Call, text string, norm func(string) string) []f
 	}
 	files, err := parse(text)
 	if err != nil {
-		return unknownChanges(c, norm, "a patch that does not parse: "+err.Error())
+		return unknownChanges(c, norm, "ctx-changelog cannot read this patch: "+err.Error())
 	}
 	out := make([]fileChange, len(files))
 	for i, f := range files {
@@ -121,7 +133,7 @@ func patchChanges(c *transcript.Call, text string, norm func(string) string) []f
 // content.
 func fullRead(t *transcript.Transcript, c *transcript.Call) (string, bool) {
 	r := c.Result
-	if r == nil || r.Failed() || c.Kind != tools.Read || c.Args.Command != "" || !c.Args.Range.Whole() {
+	if r == nil || !r.OK() || c.Kind != tools.Read || c.Args.Command != "" || !c.Args.Range.Whole() {
 		return "", false
 	}
 	if t.Format == transcript.SWEAgent {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
@@ -64,11 +65,7 @@ func (m *mdWriter) heading(title string, cl Changelog) {
 		if s.Cwd != "" {
 			where += ", in " + s.Cwd
 		}
-		if s.ID != "" {
-			m.line("%s (%s): %s", s.Source, where, totalsLine(cl.Totals, false))
-		} else {
-			m.line("%s: %s", where, totalsLine(cl.Totals, false))
-		}
+		m.line("%s (%s): %s", s.Source, where, totalsLine(cl.Totals, false))
 		return
 	}
 	m.line("# %s%d sessions merged", title, len(cl.Sessions))
@@ -89,16 +86,20 @@ func sessionTitle(s Session) string {
 
 func (m *mdWriter) changelog(cl Changelog) {
 	m.heading("Changes in ", cl)
-	if n := cl.Totals.Failed; n > 0 && cl.Failed == nil {
+	if n := cl.Totals.NotApplied(); n > 0 && cl.NotApplied == nil {
 		them := "them"
 		if n == 1 {
 			them = "it"
 		}
-		m.line("%s left out (--include-failed lists %s).", textfmt.Plural(n, "failed change", "failed changes"), them)
+		m.line("%s that changed nothing left out (%s; --include-failed lists %s).", textfmt.Plural(n, "call", "calls"), notAppliedLine(cl.Totals), them)
 	}
 	for _, f := range cl.Files {
 		m.line("")
-		m.line("## %s", f.Path)
+		if f.Temporary {
+			m.line("## %s (created and removed)", f.Path)
+		} else {
+			m.line("## %s", f.Path)
+		}
 		m.line("")
 		m.line("%s.", changesLine(f.Totals))
 		m.line("")
@@ -106,11 +107,11 @@ func (m *mdWriter) changelog(cl Changelog) {
 			m.change(c, false)
 		}
 	}
-	if len(cl.Failed) > 0 {
+	if len(cl.NotApplied) > 0 {
 		m.line("")
-		m.line("## Failed")
+		m.line("## Not made")
 		m.line("")
-		for _, c := range cl.Failed {
+		for _, c := range cl.NotApplied {
 			m.change(c, true)
 		}
 	}
@@ -151,7 +152,7 @@ func (m *mdWriter) change(c Change, withPath bool) {
 		b.WriteString("session " + short(c.Session) + ", ")
 	}
 	fmt.Fprintf(&b, "call %s, turn %d): ", c.CallID, c.Turn)
-	if c.Failed {
+	if !c.Applied() {
 		b.WriteString(c.Error)
 	} else {
 		b.WriteString(c.Description)
@@ -175,26 +176,53 @@ func (m *mdWriter) change(c Change, withPath bool) {
 }
 
 func verb(c Change) string {
-	if c.Failed {
+	if !c.Applied() {
 		noun := map[Action]string{Read: "read", Create: "write", Write: "write", Edit: "edit", Delete: "delete", Move: "move"}[c.Action]
+		switch c.End {
+		case outcome.NoResult:
+			return strings.ToUpper(noun[:1]) + noun[1:] + " without a result"
+		case outcome.Cancelled:
+			return "Cancelled " + noun
+		case outcome.Denied:
+			return "Denied " + noun
+		}
 		return "Failed " + noun
 	}
 	return map[Action]string{Read: "Read", Create: "Created", Write: "Wrote", Edit: "Edited", Delete: "Deleted", Move: "Moved"}[c.Action]
+}
+
+// notAppliedLine counts the calls that made no change by how they ended:
+// "3 failed, 1 denied".
+func notAppliedLine(t Totals) string {
+	var parts []string
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{t.Failed, "failed"}, {t.Denied, "denied"}, {t.Cancelled, "cancelled"}, {t.NoResult, "without a result"}} {
+		if n.n > 0 {
+			parts = append(parts, textfmt.Int(n.n)+" "+n.what)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // totalsLine sums up a changelog: "3 files changed: 12 changes, +40 −12."
 func totalsLine(t Totals, timeline bool) string {
 	if timeline {
 		s := textfmt.Plural(t.Reads, "read", "reads") + ", " + changesLine(t)
-		if t.Failed > 0 {
-			s += ", " + textfmt.Plural(t.Failed, "failed call", "failed calls")
+		if n := t.NotApplied(); n > 0 {
+			s += ", " + textfmt.Plural(n, "call", "calls") + " that changed nothing (" + notAppliedLine(t) + ")"
 		}
 		return s + "."
 	}
-	if t.Changes == 0 {
-		return "no file changed."
+	s := "no file changed"
+	if t.Changes > 0 {
+		s = textfmt.Plural(t.Files, "file", "files") + " changed: " + changesLine(t)
 	}
-	return textfmt.Plural(t.Files, "file", "files") + " changed: " + changesLine(t) + "."
+	if t.Temporary > 0 {
+		s += "; " + textfmt.Plural(t.Temporary, "file", "files") + " created and removed"
+	}
+	return s + "."
 }
 
 // changesLine counts changes: "12 changes, +40 −12", and those whose lines

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/patch"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -86,6 +87,11 @@ type fileState struct {
 	last    string // the call that last read it whole or changed it
 	// undo holds the content before each edit, for undo_edit.
 	undo []undoEntry
+	// shown is the last window of it that SWE-agent's viewer showed
+	// (open, goto, scroll, an edit's output), nil when a change since may
+	// have moved its lines: the lines an edit of lines N:M replaces, when
+	// the content is not known.
+	shown *outcome.Window
 }
 
 type undoEntry struct {
@@ -138,6 +144,10 @@ func (r *replayer) run(visit func(*transcript.Call, []Change) bool) {
 			for _, fc := range changesOf(c, r.t.Cwd) {
 				changes = append(changes, r.change(c, fc))
 			}
+		default:
+			for _, fc := range removalsOf(c, r.t.Cwd) {
+				changes = append(changes, r.change(c, fc))
+			}
 		}
 		if len(changes) > 0 && !visit(c, changes) {
 			return
@@ -154,10 +164,13 @@ func (r *replayer) base(c *transcript.Call, p string, action Action) Change {
 	if r.opts.Context {
 		ch.Context = contextOf(r.t, c)
 	}
-	if c.Result == nil {
-		ch.Failed, ch.Error = true, "no result in the transcript"
-	} else if o := c.Result.Outcome(); o.Failed {
-		ch.Failed, ch.Error = true, o.Message(c.Result.Text())
+	o := c.Outcome()
+	ch.End, ch.Failed = o.End, o.Failed()
+	switch {
+	case o.End == outcome.NoResult:
+		ch.Error = "no result in the transcript"
+	case o.End != outcome.OK:
+		ch.Error = o.Message(c.Last().Text())
 	}
 	return ch
 }
@@ -168,8 +181,8 @@ func (r *replayer) read(c *transcript.Call, p string) Change {
 	ch.Counted = true
 	st := r.file(p)
 	switch content, ok := fullRead(r.t, c); {
-	case ch.Failed:
-		ch.Description = "failed"
+	case !ch.Applied():
+		ch.Description = ch.End.String()
 	case ok:
 		ch.FullContent = true
 		ch.Description = "the whole file, " + lines(patch.CountLines(content))
@@ -184,17 +197,49 @@ func (r *replayer) read(c *transcript.Call, p string) Change {
 	default:
 		ch.Description = "the whole file, but not its full content"
 	}
+	if ch.Applied() {
+		r.see(st, c, p)
+	}
 	return ch
+}
+
+// see keeps the window of the file p that a call's output shows, if any.
+func (r *replayer) see(st *fileState, c *transcript.Call, p string) {
+	st.shown = nil
+	if r.t.Format != transcript.SWEAgent || c.Result == nil {
+		return
+	}
+	if w, ok := outcome.ParseWindow(c.Result.Text()); ok && tools.NormPath(w.Path, "", r.t.Cwd) == p {
+		st.shown = &w
+	}
+}
+
+// shownPieces is what an edit of lines N:M replaced, when the window the
+// viewer last showed of the file holds those lines.
+func shownPieces(st *fileState, fc fileChange) []piece {
+	o, ok := fc.op.(linesOp)
+	w := st.shown
+	if !ok || w == nil || o.from < w.First || o.to > w.Last || o.to < o.from {
+		return nil
+	}
+	old := strings.Join(w.Lines[o.from-w.First:o.to-w.First+1], "\n") + "\n"
+	return []piece{{old: old, new: o.text}}
 }
 
 func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 	ch := r.base(c, fc.path, fc.action)
 	ch.To = fc.to
+	_, seen := r.files[fc.path]
 	st := r.file(fc.path)
-	if ch.Action == Write && c.Result != nil && strings.HasPrefix(c.Result.Text(), "File created") {
-		ch.Action = Create // Claude Code's Write says whether the file is new
+	if ch.Action == Write && c.Result != nil {
+		// Claude Code's Write says whether the file is new.
+		first, _, _ := strings.Cut(c.Result.Text(), "\n")
+		if strings.HasPrefix(first, "File created") {
+			ch.Action = Create
+		}
+		seen = seen || strings.HasPrefix(first, "The file ") && strings.Contains(first, " has been updated")
 	}
-	if ch.Failed {
+	if !ch.Applied() {
 		m := measurePieces(fc.path, fc.to, ch.Action, fc.op.pieces(), false)
 		ch.Added, ch.Removed, ch.Counted = m.added, m.removed, m.counted && fc.op.pieces() != nil
 		ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes
@@ -209,20 +254,27 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 		before = ""
 	}
 	after, afterKnown, why := r.apply(c, fc, st, before, beforeKnown)
+	pieces := fc.op.pieces()
+	if pieces == nil && !beforeKnown {
+		pieces = shownPieces(st, fc)
+	}
 	var m measure
 	switch {
 	case beforeKnown && afterKnown:
 		m = measureFull(fc.path, fc.to, ch.Action, before, after, r.opts.Diff)
-	case fc.op.pieces() != nil:
-		m = measurePieces(fc.path, fc.to, ch.Action, fc.op.pieces(), r.opts.Diff)
+	case pieces != nil:
+		m = measurePieces(fc.path, fc.to, ch.Action, pieces, r.opts.Diff)
 		m.counted = m.counted && ch.Action != Write // lines replaced unknown
 	}
 	ch.Added, ch.Removed, ch.Counted, ch.Diff = m.added, m.removed, m.counted, m.diff
 	ch.In, ch.Adds, ch.Removes = m.loc.in, m.loc.adds, m.loc.removes
 	reason := why
-	if u, ok := fc.op.(unknownOp); ok {
+	switch u, ok := fc.op.(unknownOp); {
+	case ok:
 		reason = u.why
-	} else if !beforeKnown {
+	case !beforeKnown && !seen && ch.Action == Write:
+		reason = "the transcript does not show whether the file existed before"
+	case !beforeKnown:
 		reason = "the content before is not in the transcript"
 	}
 	ch.Description = describeChange(&ch, fc, beforeKnown, reason)
@@ -241,6 +293,7 @@ func (r *replayer) change(c *transcript.Call, fc fileChange) Change {
 			st.why = why
 		}
 	}
+	r.see(st, c, fc.path)
 	st.gone, st.last = "", c.ID
 	switch ch.Action {
 	case Delete:

@@ -12,7 +12,7 @@ import (
 // ReportOptions shape a report.
 type ReportOptions struct {
 	Merge         bool // one changelog (or timeline) for all the sessions
-	IncludeFailed bool // list failed edits and writes apart
+	IncludeFailed bool // list the edits and writes not made apart
 }
 
 // NewChangelog gathers the successful edits and writes of each history by
@@ -33,10 +33,10 @@ func NewChangelog(hs []*History, opts ReportOptions) Report {
 					c.Session = h.Session.Name()
 					c.Path, c.To = mergedPath(group, h, c.Path), mergedPath(group, h, c.To)
 				}
-				if c.Failed {
-					cl.Totals.Failed++
+				if !c.Applied() {
+					cl.Totals.add(c)
 					if opts.IncludeFailed {
-						cl.Failed = append(cl.Failed, c)
+						cl.NotApplied = append(cl.NotApplied, c)
 					}
 					continue
 				}
@@ -51,11 +51,31 @@ func NewChangelog(hs []*History, opts ReportOptions) Report {
 				cl.Totals.add(c)
 			}
 		}
-		cl.Totals.Files = len(cl.Files)
+		cl.settle()
 		rep.Totals.merge(cl.Totals)
 		rep.Changelogs = append(rep.Changelogs, cl)
 	}
 	return rep
+}
+
+// settle marks the files that the session created and removed, whose
+// changes left nothing, and takes them out of the totals of the files
+// changed.
+func (cl *Changelog) settle() {
+	for i := range cl.Files {
+		f := &cl.Files[i]
+		first, last := f.Changes[0], f.Changes[len(f.Changes)-1]
+		if first.Action != Create || last.Action != Delete {
+			continue
+		}
+		f.Temporary = true
+		cl.Totals.Temporary++
+		cl.Totals.Changes -= f.Totals.Changes
+		cl.Totals.Added -= f.Totals.Added
+		cl.Totals.Removed -= f.Totals.Removed
+		cl.Totals.Uncounted -= f.Totals.Uncounted
+	}
+	cl.Totals.Files = len(cl.Files) - cl.Totals.Temporary
 }
 
 // NewTimeline lists every read, edit and write of the file p (as the user

@@ -173,11 +173,16 @@ func TestFailedMessage(t *testing.T) {
 		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`,
 			"<returncode>2</returncode>\n<output>\nsed: can't read x.txt: No such file or directory\n</output>", false, "failed, exit 2: sed: can't read x.txt: No such file or directory"},
 		{"bash", `{"command":"sed -i 's/a/b/' x.txt"}`, "<returncode>2</returncode>\n<output>\n</output>", false, "failed, exit 2"},
+		{"Edit", `{"file_path":"x.txt","old_string":"a","new_string":"b"}`,
+			"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", true,
+			"denied: The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file)."},
+		{"Edit", `{"file_path":"x.txt","old_string":"a","new_string":"b"}`, "<tool_use_error>Sibling tool call errored</tool_use_error>", true, "cancelled: Sibling tool call errored"},
 	} {
 		tr := oneCall(t, transcript.Anthropic, c.tool, c.input, c.output, c.isError)
 		rep := NewChangelog([]*History{Analyze(tr, "s", Options{})}, ReportOptions{IncludeFailed: true})
-		if f := rep.Changelogs[0].Failed; len(f) != 1 || f[0].Error != c.want {
-			t.Errorf("%s %s: failed %+v, want the error %q", c.tool, c.input, f, c.want)
+		cl := rep.Changelogs[0]
+		if f := cl.NotApplied; len(f) != 1 || f[0].Error != c.want || len(cl.Files) != 0 || cl.Totals.NotApplied() != 1 {
+			t.Errorf("%s %s: not made %+v, files %+v; want the error %q", c.tool, c.input, f, cl.Files, c.want)
 		}
 	}
 }
@@ -235,5 +240,31 @@ func TestChangesOf(t *testing.T) {
 				t.Errorf("%s: change %d = %s %s -> %q (%v); want %s %s -> %q", c.name, i, got[i].action, got[i].path, after, err, w.action, w.path, w.after)
 			}
 		}
+	}
+}
+
+// TestOwnLimits: what ctx-changelog cannot follow it says as its own limit,
+// not as the tool's error; a write of a file the session had not seen does
+// not claim the file had a content before; the header names the file
+// read even when the format gives no session id.
+func TestOwnLimits(t *testing.T) {
+	tr := oneCall(t, transcript.Anthropic, "Bash", `{"command":"sed -i 'y/ab/cd/' x.txt"}`, "", false)
+	var out strings.Builder
+	rep := NewChangelog([]*History{Analyze(tr, "s.json", Options{})}, ReportOptions{})
+	if err := rep.WriteMarkdown(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"s.json (anthropic): 1 file changed: 1 change, lines not counted.",
+		"lines changed not known: ctx-changelog cannot follow this sed script: command",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
+	}
+	tr = oneCall(t, transcript.Anthropic, "Bash", "{\"command\":\"cat > new.txt <<'EOF'\\nhello\\nEOF\"}", "", false)
+	h := Analyze(tr, "s.json", Options{})
+	if d := h.Changes[0].Description; d != "1 line written; the transcript does not show whether the file existed before" {
+		t.Errorf("a write of a file not seen before: %q", d)
 	}
 }

@@ -370,7 +370,7 @@ func (l *Loop) candidate(u *unit, n int) bool {
 	switch {
 	case u.own:
 		return true
-	case c == nil || c.Result == nil || c.Result.Message.Index >= n || c.Result.Failed():
+	case c == nil || c.Result == nil || c.Result.Message.Index >= n || !c.Result.OK():
 		return false // no call, no result yet, or it failed: its text is what the agent must see
 	}
 	if !u.tried {

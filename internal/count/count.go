@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -23,9 +24,16 @@ type Report struct {
 	ToolOutputTokens int     `json:"tool_output_tokens"`
 	ToolOutputShare  float64 `json:"tool_output_share"`
 	Images           int     `json:"images"`
-	ToolCalls        int     `json:"tool_calls"`
-	ToolResults      int     `json:"tool_results"`
-	Errors           int     `json:"errors"`
+	// ToolCalls, Errors (the failed calls), Denied and Cancelled count
+	// the calls by how they ended, as every report does
+	// (transcript.Tally): a command and the calls that poll it are one
+	// call, and Polls counts those.
+	ToolCalls   int `json:"tool_calls"`
+	Polls       int `json:"polls"`
+	ToolResults int `json:"tool_results"`
+	Errors      int `json:"errors"`
+	Denied      int `json:"denied"`
+	Cancelled   int `json:"cancelled"`
 	// DedupeTokens is what ctx-dedupe with its defaults saves on the
 	// transcript: its own plan, counted.
 	DedupeTokens int        `json:"dedupe_tokens"`
@@ -43,7 +51,8 @@ type Role struct {
 	Tokens   int    `json:"tokens"`
 }
 
-// Tool is the calls of one tool name.
+// Tool is the calls of one tool name: the tool that started each command,
+// whose polls' arguments and results count with it.
 type Tool struct {
 	Name         string `json:"name"`
 	Kind         string `json:"kind"`
@@ -53,15 +62,19 @@ type Tool struct {
 	ResultTokens int    `json:"result_tokens"`
 }
 
-// Result is one tool result, for the list of the largest.
+// Result is one tool result, for the list of the largest. A poll's result
+// is its command's: its tool, kind, target and end.
 type Result struct {
 	File   string `json:"file,omitempty"` // the transcript, when several are counted
-	CallID string `json:"call_id"`
+	CallID string `json:"call_id"`        // the call whose result it is (a poll's own id)
 	Tool   string `json:"tool"`
 	Kind   string `json:"kind"`
-	Target string `json:"target"` // path and range, command, pattern or URL
+	Target string `json:"target"` // the command, else path and range, pattern or URL
 	Tokens int    `json:"tokens"`
-	Error  bool   `json:"error"`
+	// Error: its call failed; End says how it ended.
+	Error bool        `json:"error"`
+	End   outcome.End `json:"end"`
+	Poll  bool        `json:"poll,omitempty"` // more output of a command that an earlier call started
 }
 
 // FileRead is the reads of one file.
@@ -86,8 +99,9 @@ var roleOrder = map[string]int{"system": 0, "developer": 1, "user": 2, "assistan
 // keep (all when negative).
 func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	tl := stats.Count(t, ctr)
-	images := tl.Images
-	rep := Report{Format: string(t.Format), Messages: len(t.Messages), ToolCalls: len(t.Calls), ToolResults: len(t.Results), Images: images}
+	n := t.Tally()
+	rep := Report{Format: string(t.Format), Messages: len(t.Messages), ToolCalls: n.Calls, Polls: n.Polls, ToolResults: len(t.Results),
+		Errors: n.Failed, Denied: n.Denied, Cancelled: n.Cancelled, Images: tl.Images}
 	roles := map[string]*Role{}
 	role := func(name string) *Role {
 		if roles[name] == nil {
@@ -106,62 +120,30 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 			r.Tokens += n
 		}
 	}
-	toolStats := map[string]*Tool{}
-	tool := func(c *transcript.Call) *Tool {
-		if toolStats[c.Name] == nil {
-			kind := c.Kind
-			if c.Args.Command != "" {
-				kind = tools.Shell // a shell tool's calls have the kinds of their commands
-			}
-			toolStats[c.Name] = &Tool{Name: c.Name, Kind: string(kind)}
-		}
-		return toolStats[c.Name]
-	}
+	byTool := toolStats(t, tl)
 	for i, c := range t.Calls {
 		role(c.Message.Role).Tokens += tl.Calls[i]
-		ts := tool(c)
-		ts.Calls++
-		ts.InputTokens += tl.Calls[i]
 	}
-	read, again := Reads(t)
-	files := map[string]*FileRead{}
 	for i, r := range t.Results {
 		cost := tl.Results[i]
 		role("tool").Tokens += cost
 		rep.ToolOutputTokens += cost
-		if r.Failed() {
-			rep.Errors++
-		}
-		res := Result{CallID: r.CallID, Tokens: cost, Error: r.Failed(), Tool: "(no call)", Kind: string(tools.Other)}
+		res := Result{CallID: r.CallID, Tokens: cost, End: r.End(), Tool: "(no call)", Kind: string(tools.Other)}
 		if c := r.Call; c != nil {
-			ts := tool(c)
-			ts.ResultTokens += cost
-			if r.Failed() {
-				ts.Errors++
-			}
-			res.Tool, res.Kind, res.Target = c.Name, string(c.Kind), c.Args.Target(t.Cwd)
+			cmd := c.Command()
+			res.Tool, res.Kind, res.Target, res.End, res.Poll = cmd.Name, string(cmd.Kind), cmd.Args.Label(cmd.Kind, t.Cwd), cmd.End(), c.IsPoll()
 		}
-		if p := read[i]; p != "" {
-			f := files[p]
-			if f == nil {
-				f = &FileRead{Path: p}
-				files[p] = f
-			}
-			f.Reads++
-			f.Tokens += cost
-			if again[i] {
-				f.RereadTokens += cost
-			}
-		}
+		res.Error = res.End == outcome.Failed
 		rep.Largest = append(rep.Largest, res)
 	}
 	for _, r := range roles {
 		rep.Tokens += r.Tokens
 		rep.Roles = append(rep.Roles, *r)
 	}
-	for _, ts := range toolStats {
+	for _, ts := range byTool {
 		rep.Tools = append(rep.Tools, *ts)
 	}
+	files := filesRead(t, tl)
 	saved := dedupeSavings(t, ctr, tl)
 	for r, n := range saved {
 		rep.DedupeTokens += n
@@ -177,31 +159,63 @@ func Count(t *transcript.Transcript, ctr tokens.Counter, top int) Report {
 	return rep
 }
 
-// Reads says, result by result, which file a successful read read ("" for
-// any other result), and whether an earlier read of it read all of its
-// lines: a range its range holds.
-func Reads(t *transcript.Transcript) (paths []string, again []bool) {
-	paths, again = make([]string, len(t.Results)), make([]bool, len(t.Results))
-	seen := map[string][]tools.Range{} // the ranges read of each file
-	for i, r := range t.Results {
-		c := r.Call
-		if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
+// toolStats counts the calls of each tool: a command's, by the name of the
+// tool that started it, with its polls' arguments and results.
+func toolStats(t *transcript.Transcript, tl stats.Tally) map[string]*Tool {
+	out := map[string]*Tool{}
+	tool := func(c *transcript.Call) *Tool {
+		if out[c.Name] == nil {
+			kind := c.Kind
+			if c.Args.Command != "" {
+				kind = tools.Shell // a shell tool's calls have the kinds of their commands
+			}
+			out[c.Name] = &Tool{Name: c.Name, Kind: string(kind)}
+		}
+		return out[c.Name]
+	}
+	for i, c := range t.Calls {
+		ts := tool(c.Command())
+		ts.InputTokens += tl.Calls[i]
+		if c.IsPoll() {
 			continue
 		}
-		if p := c.Args.File(t.Cwd); p != "" {
-			paths[i] = p
-			for _, rng := range seen[p] {
-				if rng.Contains(c.Args.Range) {
-					again[i] = true
-					break
-				}
-			}
-			if !again[i] {
-				seen[p] = append(seen[p], c.Args.Range)
+		ts.Calls++
+		if c.End() == outcome.Failed {
+			ts.Errors++
+		}
+	}
+	for i, r := range t.Results {
+		if r.Call != nil {
+			tool(r.Call.Command()).ResultTokens += tl.Results[i]
+		}
+	}
+	return out
+}
+
+// filesRead counts the reads of each file (transcript.Reads): a read's
+// tokens are those of all its command's results.
+func filesRead(t *transcript.Transcript, tl stats.Tally) map[string]*FileRead {
+	read, again := t.Reads()
+	files := map[string]*FileRead{}
+	for c := range t.Commands() {
+		p := read[c.Index]
+		if p == "" {
+			continue
+		}
+		f := files[p]
+		if f == nil {
+			f = &FileRead{Path: p}
+			files[p] = f
+		}
+		f.Reads++
+		for r := range c.Results() {
+			f.Tokens += tl.Results[r.Index]
+			if again[c.Index] {
+				f.RereadTokens += tl.Results[r.Index]
 			}
 		}
 	}
-	return paths, again
+	return files
 }
 
 // dedupeSavings is what ctx-dedupe with its defaults saves on t, result by
@@ -315,8 +329,11 @@ func Merge(reports []Report, top int) Report {
 		total.ToolOutputTokens += r.ToolOutputTokens
 		total.Images += r.Images
 		total.ToolCalls += r.ToolCalls
+		total.Polls += r.Polls
 		total.ToolResults += r.ToolResults
 		total.Errors += r.Errors
+		total.Denied += r.Denied
+		total.Cancelled += r.Cancelled
 		total.DedupeTokens += r.DedupeTokens
 		for _, x := range r.Roles {
 			if roles[x.Role] == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -169,32 +170,36 @@ func GroupTokens(t *transcript.Transcript, ctr tokens.Counter, by By, w Window, 
 		if !in[c.Message.Index] {
 			continue
 		}
-		g := group(key(c.Message, c, true))
+		g := group(key(c.Message, c.Command(), true))
 		seen(g, c.Message)
-		g.ToolCalls++
 		g.Tokens += tl.Calls[i]
-		g.tools[c.Name] += tl.Calls[i]
+		g.tools[c.Command().Name] += tl.Calls[i]
+		if !c.IsPoll() {
+			g.ToolCalls++
+			if c.End() == outcome.Failed {
+				g.Errors++
+			}
+		}
 	}
-	_, again := Reads(t)
+	_, again := t.Reads()
 	saved := dedupeSavings(t, ctr, tl)
 	for i, r := range t.Results {
 		if !in[r.Message.Index] {
 			continue
 		}
-		g := group(key(r.Message, r.Call, true))
+		var cmd *transcript.Call
+		name := NoCall
+		if r.Call != nil {
+			cmd = r.Call.Command()
+			name = cmd.Name
+		}
+		g := group(key(r.Message, cmd, true))
 		seen(g, r.Message)
 		cost := tl.Results[i]
 		g.Tokens += cost
 		g.ToolOutputTokens += cost
-		name := NoCall
-		if r.Call != nil {
-			name = r.Call.Name
-		}
 		g.tools[name] += cost
-		if r.Failed() {
-			g.Errors++
-		}
-		if again[i] {
+		if cmd != nil && again[cmd.Index] {
 			g.RereadTokens += cost
 		}
 		g.DedupeTokens += saved[r]

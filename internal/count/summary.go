@@ -5,12 +5,15 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // SchemaVersion is the version of the --json schema; it changes only when a
-// field changes meaning or goes away.
-const SchemaVersion = 1
+// field changes meaning or goes away. 2: a command and the calls that poll
+// it are one call (tool_calls, polls), and errors counts the calls that
+// failed, not those denied or cancelled (denied, cancelled).
+const SchemaVersion = 2
 
 // Summary is ctx-count's whole output: a report per file, their total, and
 // the budget and before/after comparisons when asked for. Its JSON form is
@@ -68,7 +71,7 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 	t := s.Total
 	if len(s.Files) == 1 {
 		f := s.Files[0]
-		p.line("%s: %s, %s messages, %s tool calls, %s failed", textfmt.Escape(f.File), f.Format, textfmt.Int(f.Messages), textfmt.Int(f.ToolCalls), textfmt.Int(f.Errors))
+		p.line("%s: %s, %s messages, %s", textfmt.Escape(f.File), f.Format, textfmt.Int(f.Messages), callsLine(f))
 	} else {
 		p.heading("Files")
 		tb := textfmt.Table{Indent: "  ", Right: map[int]bool{2: true, 3: true, 4: true, 5: true, 6: true}}
@@ -128,8 +131,15 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 		}
 		for _, x := range t.Largest {
 			target := clip(x.Target, 60)
-			if x.Error {
-				target += " (failed)"
+			var notes []string
+			if x.Poll {
+				notes = append(notes, "poll")
+			}
+			if x.End != outcome.OK {
+				notes = append(notes, x.End.String())
+			}
+			if len(notes) > 0 {
+				target += " (" + strings.Join(notes, ", ") + ")"
 			}
 			if len(s.Files) > 1 {
 				tb.Row(textfmt.Int(x.Tokens), x.File, x.Tool, x.CallID, target)
@@ -161,6 +171,23 @@ func (s *Summary) WriteText(w io.Writer, opts TextOptions) error {
 		}
 	}
 	return p.err
+}
+
+// callsLine counts the calls by how they ended: "105 tool calls (57
+// polls), 4 failed, 2 denied".
+func callsLine(r Report) string {
+	s := textfmt.Plural(r.ToolCalls, "tool call", "tool calls")
+	if r.Polls > 0 {
+		s += " (" + textfmt.Plural(r.Polls, "poll", "polls") + ")"
+	}
+	s += ", " + textfmt.Int(r.Errors) + " failed"
+	if r.Denied > 0 {
+		s += ", " + textfmt.Int(r.Denied) + " denied"
+	}
+	if r.Cancelled > 0 {
+		s += ", " + textfmt.Int(r.Cancelled) + " cancelled"
+	}
+	return s
 }
 
 func share(n, total int) float64 {

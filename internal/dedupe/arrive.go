@@ -33,7 +33,7 @@ func (ar *Arrivals) Next(r *transcript.Result, whole func(*transcript.Result) bo
 	if c != nil {
 		a.ids[c.ID]++ // the calls seen so far: a result whose id repeats one above is no base
 	}
-	if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
+	if c == nil || c.Kind != tools.Read || c.Continues != nil || !r.OK() {
 		return Change{}, false
 	}
 	file := c.Args.File(a.t.Cwd)

@@ -248,7 +248,7 @@ func (a *apply) reads() {
 	var order []string
 	for _, r := range a.t.Results {
 		c := r.Call
-		if c == nil || c.Kind != tools.Read || c.Continues != nil || r.Failed() {
+		if c == nil || c.Kind != tools.Read || c.Continues != nil || !r.OK() {
 			continue // a continuation is more output of a read, not a read
 		}
 		file := c.Args.File(a.t.Cwd)
@@ -423,7 +423,7 @@ func (a *apply) calls() {
 	var order []callKey
 	for _, r := range a.t.Results {
 		c := r.Call
-		if c == nil || r.Failed() {
+		if c == nil || !r.OK() {
 			continue
 		}
 		switch c.Kind {

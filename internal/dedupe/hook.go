@@ -37,7 +37,7 @@ func Remember(seen Seen, t *transcript.Transcript, calls []*transcript.Call) See
 	}
 	for _, c := range calls {
 		r := c.Result
-		if c.Kind != tools.Read || r == nil || r.Failed() || len(r.Images) > 0 {
+		if c.Kind != tools.Read || r == nil || !r.OK() || len(r.Images) > 0 {
 			continue
 		}
 		if content, ok := readContent(t, r); ok {

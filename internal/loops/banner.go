@@ -113,21 +113,6 @@ func (f *Banner) Apply(t *transcript.Transcript) stats.Report {
 	return run.Report(ctr, textfmt.Plural(failed, "failed result", "failed results"))
 }
 
-// denial is the first line of a denial's reason, after its marker: what the
-// transcript holds as the result of a call ctx-loops denied.
-const denial = "Call not run: it would repeat an error loop."
-
-// Denied reports whether a call's output says it was not run: ctx-loops
-// denied it (Claude Code gives the model the reason as the call's result,
-// marked as an error), or a hook denied it in Codex (outcome.Blocked).
-func Denied(output string) bool {
-	if outcome.Blocked(output) {
-		return true
-	}
-	_, line, ok := marker.Parse(output)
-	return ok && marker.Is(output, tool) && line == denial
-}
-
 // DenyReason tells the model what failed, how often, and what to do
 // instead. The loop holds the call about to be made as its last step. The
 // call is quoted as it was made (its white space too: a command that
@@ -146,8 +131,9 @@ func DenyReason(l Loop, next Step) string {
 	var b strings.Builder
 	// The first line is the marker the transcript will hold as the call's
 	// result, with nothing of the call in it (a command could read as
-	// "call ID" to the other filters); what failed follows on the next.
-	b.WriteString(marker.Line(tool, denial) + "\n")
+	// "call ID" to the other filters), by which internal/outcome knows the
+	// call was denied; what failed follows on the next.
+	b.WriteString(outcome.LoopsDenial + "\n")
 	switch l.Kind {
 	case Repeat:
 		fmt.Fprintf(&b, "%s has already failed %s times with these arguments and no successful edit or write in between%s. ", what, before, errText)

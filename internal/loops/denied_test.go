@@ -49,9 +49,29 @@ func TestDeniedCallsAreNoSteps(t *testing.T) {
 				session.WriteString(c.line(i, c.block, true))
 			}
 			tr := transcripttest.Parse(t, []byte(session.String()))
-			if rep := d.Analyze(tr); rep.Calls != 2 || rep.Failed != 2 || rep.Denied != 6 {
-				t.Errorf("report: %d calls, %d failed, %d denied; want 2, 2, 6", rep.Calls, rep.Failed, rep.Denied)
+			if rep := d.Analyze(tr); rep.Calls != 8 || rep.Failed != 2 || rep.Denied != 6 {
+				t.Errorf("report: %d calls, %d failed, %d denied; want 8, 2, 6", rep.Calls, rep.Failed, rep.Denied)
 			}
 		})
+	}
+}
+
+// TestCancelledCallsAreNoLoop: seven reads made in parallel with one that
+// failed are cancelled ("Sibling tool call errored"): not run, so neither
+// failures nor a loop of the same error; the one failure stays.
+func TestCancelledCallsAreNoLoop(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_00","name":"Read","input":{"file_path":"/p/missing.go"}}`)
+	for i := 1; i < 8; i++ {
+		fmt.Fprintf(&b, `,{"type":"tool_use","id":"toolu_%02d","name":"Read","input":{"file_path":"/p/f%d.go"}}`, i, i)
+	}
+	b.WriteString("]}}\n" + `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_00","content":"<tool_use_error>File does not exist.</tool_use_error>","is_error":true}`)
+	for i := 1; i < 8; i++ {
+		fmt.Fprintf(&b, `,{"type":"tool_result","tool_use_id":"toolu_%02d","content":"<tool_use_error>Sibling tool call errored</tool_use_error>","is_error":true}`, i)
+	}
+	b.WriteString("]}}\n")
+	rep := detector(t).Analyze(transcripttest.Parse(t, []byte(b.String())))
+	if rep.Calls != 8 || rep.Failed != 1 || rep.Cancelled != 7 || len(rep.Loops) != 0 {
+		t.Errorf("%d calls, %d failed, %d cancelled, loops %+v; want 8, 1, 7 and none", rep.Calls, rep.Failed, rep.Cancelled, rep.Loops)
 	}
 }

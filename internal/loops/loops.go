@@ -156,13 +156,14 @@ func Steps(t *transcript.Transcript, cwd string) []Step {
 
 // AddStep adds a call to the steps before it. A call that polls or writes
 // to a running command (Codex's write_stdin, transcript.Call.Continues) is
-// part of that command, not a call of its own: the command's step takes the
-// poll's outcome, its last news, and keeps its place; only a poll whose
-// command is not among the steps is a step. A call without its result yet
-// adds nothing, and nor does a call that was denied (Denied): it was not
-// run, so it neither failed again nor broke the run of failures.
+// part of that command, not a call of its own: the command's step takes
+// the command's outcome, its last news, and keeps its place; only a poll
+// whose command is not among the steps is a step. A call without its
+// result yet adds nothing, and nor does a call that was not run (denied or
+// cancelled: outcome.End.Ran): it neither failed again nor broke the run
+// of failures.
 func AddStep(steps []Step, c *transcript.Call, cwd string) []Step {
-	if c.Result == nil || Denied(c.Result.Text()) {
+	if c.Result == nil || !c.Result.End().Ran() {
 		return steps
 	}
 	s := NewStep(c, cwd)
@@ -178,11 +179,12 @@ func AddStep(steps []Step, c *transcript.Call, cwd string) []Step {
 	return append(steps, s)
 }
 
-// NewStep is the step of a call that has a result.
+// NewStep is the step of a call that has a result: how its command ended
+// (transcript.Call.Outcome), with the output of its latest result.
 func NewStep(c *transcript.Call, cwd string) Step {
-	r := c.Result
 	s := Step{CallID: c.ID, Tool: c.Name, Key: keyOf(c.Name, c.Input, c.Args), What: What(c.Name, c.Input, c.Args, cwd), Pos: c.Message.Pos}
-	s.Done(c.Kind, r.Failed(), r.Text(), r.ExitCode)
+	o := c.Outcome()
+	s.Done(c.Kind, o.Failed(), c.Last().Text(), o.ExitCode)
 	return s
 }
 
@@ -195,6 +197,12 @@ func (s *Step) Done(kind tools.Kind, failed bool, output string, exitCode outcom
 		return
 	}
 	s.ExitCode = exitCode
+	if first, ok := outcome.Refusal(output); ok {
+		// An edit its tool refused: the error is the refusal, whatever
+		// input it shows.
+		s.Error, s.ErrorHash = textfmt.Clip(first, 200), fingerprint(first)
+		return
+	}
 	body := strings.TrimSpace(outcome.Body(output))
 	if onlyExitStatus(body) {
 		return // a grep that found nothing: no error text to compare

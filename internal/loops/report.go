@@ -11,7 +11,9 @@ import (
 
 // SchemaVersion is the version of the --json report's schema
 // (docs/loops.md); it changes when a field changes meaning or goes away.
-const SchemaVersion = 1
+// 2: calls counts every call, denied and cancelled ones too, as every
+// report does.
+const SchemaVersion = 2
 
 // Summary is ctx-loops' report over its inputs, as --json prints it.
 type Summary struct {
@@ -36,12 +38,15 @@ type LineReport struct {
 type Report struct {
 	File   string `json:"file"`
 	Format string `json:"format"`
-	Calls  int    `json:"calls"`  // tool calls with a result
-	Failed int    `json:"failed"` // of them, failed
-	// Denied is the calls a hook denied (Denied): not run, and not among
-	// the calls.
-	Denied int          `json:"denied"`
-	Loops  []LoopReport `json:"loops"`
+	// Calls, Failed, Denied and Cancelled count the transcript's calls by
+	// how they ended, as every report does (transcript.Tally): a command
+	// and its polls are one call; a denied or cancelled call was not run,
+	// and no loop holds it.
+	Calls     int          `json:"calls"`
+	Failed    int          `json:"failed"`
+	Denied    int          `json:"denied"`
+	Cancelled int          `json:"cancelled"`
+	Loops     []LoopReport `json:"loops"`
 }
 
 // LoopReport is one loop, as the report gives it.
@@ -80,17 +85,8 @@ func ref(s Step) CallRef {
 // Analyze finds the loops of t and reports them.
 func (d *Detector) Analyze(t *transcript.Transcript) Report {
 	steps := Steps(t, t.Cwd)
-	rep := Report{Format: string(t.Format), Calls: len(steps), Loops: []LoopReport{}}
-	for _, s := range steps {
-		if s.Failed {
-			rep.Failed++
-		}
-	}
-	for _, c := range t.Calls {
-		if c.Result != nil && Denied(c.Result.Text()) {
-			rep.Denied++
-		}
-	}
+	n := t.Tally()
+	rep := Report{Format: string(t.Format), Calls: n.Calls, Failed: n.Failed, Denied: n.Denied, Cancelled: n.Cancelled, Loops: []LoopReport{}}
 	for _, l := range d.Find(steps) {
 		lr := LoopReport{Kind: l.Kind, Tool: l.Tool, What: l.What, Count: len(l.Steps), Period: l.Period, Rounds: l.Rounds,
 			Error: l.Error, Verdict: l.Verdict()}
@@ -117,11 +113,14 @@ func (s Summary) WriteText(w io.Writer) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		denied := ""
+		notRun := ""
 		if r.Denied > 0 {
-			denied = ", " + textfmt.Int(r.Denied) + " denied"
+			notRun += ", " + textfmt.Int(r.Denied) + " denied"
 		}
-		fmt.Fprintf(&b, "%s: %s, %s, %s failed%s; %s\n", textfmt.Escape(r.File), r.Format, textfmt.Plural(r.Calls, "call", "calls"), textfmt.Int(r.Failed), denied, loopCount(len(r.Loops)))
+		if r.Cancelled > 0 {
+			notRun += ", " + textfmt.Int(r.Cancelled) + " cancelled"
+		}
+		fmt.Fprintf(&b, "%s: %s, %s, %s failed%s; %s\n", textfmt.Escape(r.File), r.Format, textfmt.Plural(r.Calls, "call", "calls"), textfmt.Int(r.Failed), notRun, loopCount(len(r.Loops)))
 		for _, l := range r.Loops {
 			head := "  " + string(l.Kind) + "  " + textfmt.Escape(l.Tool)
 			if l.What != "" {

@@ -7,7 +7,7 @@
 // the filters ask it and keep only their policy.
 //
 //	o := outcome.Read(text, outcome.Hint{IsError: isError})
-//	o.Failed, o.Reason        // true, "exit code 2"
+//	o.End, o.Reason           // outcome.Failed, "exit code 2"
 //	o.ExitCode.Get()          // 2, true
 //	o.Message(text)           // "failed, exit 2: sed: can't read x.go: No such file or directory"
 //
@@ -15,7 +15,6 @@
 //	outcome.Classify("npm ERR! missing script: test") // Error, true
 //	outcome.Tests(text).String()                      // "47 tests, 45 passed, 2 failed"
 //	outcome.Body(text)                                // what the tool printed, without the format's wrapper
-//	outcome.Rejected(text)                            // the call was not run: the user refused it
 //	outcome.ReadContent(text)                         // a read's file content, without line numbers
 //
 // Read looks only at the ends of a text (HeadBytes, TailBytes; ReadEnds
@@ -48,9 +47,11 @@ type Hint struct {
 
 // Outcome is how a call ended, as its output and the format tell.
 type Outcome struct {
-	Failed bool
-	// Reason says why it failed: "exit code 2", "is_error", or "starts with
-	// Error:"; "" when it did not.
+	// End is how the call ended: ok, failed, denied or cancelled.
+	End End
+	// Reason says why it did not end ok: "exit code 2", "is_error",
+	// "starts with Error:", "not applied", "the user refused it", "a
+	// parallel call failed"…; "" when it did.
 	Reason string
 	// ExitCode is the command's exit status: from the Hint, else from the
 	// output's wording (Claude Code's "Exit code 2" first line,
@@ -71,11 +72,14 @@ const (
 	TailBytes = 512
 )
 
-// Read says how a call ended: failed when the format marks it so, when its
-// exit code is not 0, or, when no exit code is known, when its first line
-// starts with "Error:" (any case), as tools that report errors in their
-// text do. An exit code of 0 means the call did not fail, whatever its text
-// says, unless the format marks it as failed.
+// Read says how a call ended: denied or cancelled when its output is the
+// agent's word that it was not run (the user refused it, a hook blocked
+// it, a call in parallel failed: see notRun); failed when its tool says it
+// refused the call's input (an edit not applied), when the format marks it
+// so, when its exit code is not 0, or, when no exit code is known, when its
+// first line starts with "Error:" (any case), as tools that report errors
+// in their text do. An exit code of 0 means the call did not fail,
+// whatever its text says, unless the format marks it as failed.
 func Read(text string, h Hint) Outcome { return ReadEnds(text, text, h) }
 
 // ReadEnds is Read for a caller that holds only the ends of a long text:
@@ -83,6 +87,10 @@ func Read(text string, h Hint) Outcome { return ReadEnds(text, text, h) }
 // bytes or more (either may be the whole text).
 func ReadEnds(head, tail string, h Hint) Outcome {
 	var o Outcome
+	if end, reason, ok := readNotRun(head); ok {
+		o.End, o.Reason = end, reason
+		return o
+	}
 	code, hasCode := o.readHead(head)
 	if o.Session == 0 {
 		// An output taken while its command ran has no exit code: the
@@ -98,14 +106,17 @@ func ReadEnds(head, tail string, h Hint) Outcome {
 	}
 	switch {
 	case o.ExitCode.Nonzero():
-		o.Failed, o.Reason = true, "exit code "+o.ExitCode.String()
+		o.End, o.Reason = Failed, "exit code "+o.ExitCode.String()
 	case h.IsError:
-		o.Failed, o.Reason = true, "is_error"
+		o.End, o.Reason = Failed, "is_error"
 	case !o.ExitCode.Known() && startsWithError(head):
-		o.Failed, o.Reason = true, "starts with Error:"
+		o.End, o.Reason = Failed, "starts with Error:"
 	}
 	return o
 }
+
+// Failed reports whether the call ran and failed.
+func (o Outcome) Failed() bool { return o.End == Failed }
 
 // Running is how the marker of a ctx-* filter that replaced an output
 // taken while its command ran says so: "still running, session 48230".
@@ -261,15 +272,22 @@ func leadingInt(s string) (int, string, bool) {
 	return n, s[end:], err == nil
 }
 
-// Message is one line that says how a failed call failed, for a report:
-// "failed, exit 2: sed: can't read x.go: No such file or directory", the
-// first error line of what the tool printed, or its first line. "" when the
-// call did not fail.
+// Message is one line that says how a call that did not end ok ended, for
+// a report: "failed, exit 2: sed: can't read x.go: No such file or
+// directory", the first error line of what the tool printed, or its first
+// line; for a call not run, "denied: " or "cancelled: " and the agent's
+// words. "" when the call ended ok.
 func (o Outcome) Message(text string) string {
-	if !o.Failed {
+	switch o.End {
+	case OK:
 		return ""
+	case Denied, Cancelled:
+		return o.End.String() + ": " + textfmt.Clip(strings.TrimSpace(firstLine(strings.TrimSpace(Body(text)))), 200)
 	}
 	line := ErrorLine(text)
+	if o.Reason == notApplied {
+		return notApplied + ": " + strings.TrimPrefix(line, "- ")
+	}
 	if o.ExitCode.Nonzero() {
 		if line == "" {
 			return Status(true, o.ExitCode)
@@ -308,12 +326,3 @@ func ErrorLine(text string) string {
 	}
 	return ""
 }
-
-// blockedPrefix starts the output Codex gives a call that a PreToolUse hook
-// denied: it was not run, and has no exit code.
-const blockedPrefix = "Command blocked by PreToolUse hook: "
-
-// Blocked reports whether an output says its call was not run because a
-// hook denied it (Codex: "Command blocked by PreToolUse hook: REASON.
-// Command: …"): such a call neither succeeded nor failed.
-func Blocked(text string) bool { return strings.HasPrefix(text, blockedPrefix) }

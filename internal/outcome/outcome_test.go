@@ -12,12 +12,12 @@ func TestRead(t *testing.T) {
 		hint Hint
 		want Outcome
 	}{
-		{"Claude Code's Bash", "Exit code 1\nFAIL", Hint{IsError: true}, Outcome{Failed: true, Reason: "exit code 1", ExitCode: ExitCode(1)}},
-		{"a large exit code", "Exit code 128\nfatal: no upstream", Hint{}, Outcome{Failed: true, Reason: "exit code 128", ExitCode: ExitCode(128)}},
+		{"Claude Code's Bash", "Exit code 1\nFAIL", Hint{IsError: true}, Outcome{End: Failed, Reason: "exit code 1", ExitCode: ExitCode(1)}},
+		{"a large exit code", "Exit code 128\nfatal: no upstream", Hint{}, Outcome{End: Failed, Reason: "exit code 128", ExitCode: ExitCode(128)}},
 		{"mini-swe-agent ok", "<returncode>0</returncode>\n<output>\nok\n</output>", Hint{}, Outcome{ExitCode: ExitCode(0)}},
-		{"mini-swe-agent killed", "<returncode>-9</returncode>", Hint{}, Outcome{Failed: true, Reason: "exit code -9", ExitCode: ExitCode(-9)}},
-		{"Codex unified exec", "Chunk ID: 4bdf6f\nWall time: 1.2 seconds\nProcess exited with code 2\nOutput:\n", Hint{}, Outcome{Failed: true, Reason: "exit code 2", ExitCode: ExitCode(2)}},
-		{"Codex shell", "Exit code: 3\nWall time: 0.1 seconds\nOutput:\n", Hint{}, Outcome{Failed: true, Reason: "exit code 3", ExitCode: ExitCode(3)}},
+		{"mini-swe-agent killed", "<returncode>-9</returncode>", Hint{}, Outcome{End: Failed, Reason: "exit code -9", ExitCode: ExitCode(-9)}},
+		{"Codex unified exec", "Chunk ID: 4bdf6f\nWall time: 1.2 seconds\nProcess exited with code 2\nOutput:\n", Hint{}, Outcome{End: Failed, Reason: "exit code 2", ExitCode: ExitCode(2)}},
+		{"Codex shell", "Exit code: 3\nWall time: 0.1 seconds\nOutput:\n", Hint{}, Outcome{End: Failed, Reason: "exit code 3", ExitCode: ExitCode(3)}},
 		{"Codex session", "Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 48230\nOriginal token count: 0\nOutput:\nBuilding...\n", Hint{}, Outcome{Session: 48230}},
 		{"an exit code in the output is not the header's", "Output:\nExit code: 4\nok\n", Hint{}, Outcome{}},
 		{"Claude Code's form is the first line only", "ok\nExit code 5\nmore\n", Hint{}, Outcome{}},
@@ -26,16 +26,16 @@ func TestRead(t *testing.T) {
 		{"empty", "", Hint{}, Outcome{}},
 		{"past the head", strings.Repeat("Wall time: 1\n", 100) + "Exit code: 6\nmore\n", Hint{}, Outcome{}},
 		{"a number cut at the head's end", strings.Repeat("Wall time: 1\n", 38) + "Exit code: 123456789\noutput\n", Hint{}, Outcome{}},
-		{"the format's exit code wins", "Process exited with code 0\nOutput:\n", Hint{ExitCode: ExitCode(1)}, Outcome{Failed: true, Reason: "exit code 1", ExitCode: ExitCode(1)}},
-		{"is_error", "String to replace not found in file.", Hint{IsError: true}, Outcome{Failed: true, Reason: "is_error"}},
-		{"is_error with exit 0", "Exit code 0", Hint{IsError: true}, Outcome{Failed: true, Reason: "is_error", ExitCode: ExitCode(0)}},
-		{"an Error: first line", "Error: file not found: a.go", Hint{}, Outcome{Failed: true, Reason: "starts with Error:"}},
-		{"error: in any case", "error: pathspec 'x' did not match", Hint{}, Outcome{Failed: true, Reason: "starts with Error:"}},
-		{"a tool_use_error", "<tool_use_error>File does not exist.</tool_use_error>", Hint{}, Outcome{Failed: true, Reason: "starts with Error:"}},
+		{"the format's exit code wins", "Process exited with code 0\nOutput:\n", Hint{ExitCode: ExitCode(1)}, Outcome{End: Failed, Reason: "exit code 1", ExitCode: ExitCode(1)}},
+		{"is_error", "String to replace not found in file.", Hint{IsError: true}, Outcome{End: Failed, Reason: "is_error"}},
+		{"is_error with exit 0", "Exit code 0", Hint{IsError: true}, Outcome{End: Failed, Reason: "is_error", ExitCode: ExitCode(0)}},
+		{"an Error: first line", "Error: file not found: a.go", Hint{}, Outcome{End: Failed, Reason: "starts with Error:"}},
+		{"error: in any case", "error: pathspec 'x' did not match", Hint{}, Outcome{End: Failed, Reason: "starts with Error:"}},
+		{"a tool_use_error", "<tool_use_error>File does not exist.</tool_use_error>", Hint{}, Outcome{End: Failed, Reason: "starts with Error:"}},
 		{"exit 0 beats an Error: line", "<returncode>0</returncode>\nError: printed on purpose", Hint{}, Outcome{ExitCode: ExitCode(0)}},
 		{"Error: later is not the first line", "ok\nError: x", Hint{}, Outcome{}},
-		{"an exit code on the last line", "--- FAIL: TestRun (0.00s)\nFAIL\nExit code: 1\n", Hint{}, Outcome{Failed: true, Reason: "exit code 1", ExitCode: ExitCode(1)}},
-		{"OpenHands' trailer", "x\n[The command completed with exit code 2.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", Hint{}, Outcome{Failed: true, Reason: "exit code 2", ExitCode: ExitCode(2)}},
+		{"an exit code on the last line", "--- FAIL: TestRun (0.00s)\nFAIL\nExit code: 1\n", Hint{}, Outcome{End: Failed, Reason: "exit code 1", ExitCode: ExitCode(1)}},
+		{"OpenHands' trailer", "x\n[The command completed with exit code 2.]\n[Current working directory: /w]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code 2]", Hint{}, Outcome{End: Failed, Reason: "exit code 2", ExitCode: ExitCode(2)}},
 		{"an exit code above the last line is output", "output\nExit code: 1\nmore output\n", Hint{}, Outcome{}},
 		{"a running session has no exit code yet", "Chunk ID: a\nProcess running with session ID 3\nOutput:\nExit code 1\n", Hint{}, Outcome{Session: 3}},
 		// The exit code of exec_command_end is the command's, which this
@@ -147,9 +147,13 @@ func FuzzRead(f *testing.F) {
 		"     1→a\n     2→b\n<system-reminder>x</system-reminder>", "x\n[The command completed with exit code 3.]"} {
 		f.Add(s, false)
 	}
+	for _, n := range notRun {
+		f.Add(n.line, true)
+	}
 	f.Fuzz(func(t *testing.T, s string, isError bool) {
 		o := Read(s, Hint{IsError: isError})
-		if o.Failed != (o.Reason != "") || isError && !o.Failed || o.Failed && o.Message(s) == "" || !o.Failed && o.Message(s) != "" {
+		notOK := o.End != OK
+		if notOK != (o.Reason != "") || isError && !notOK || notOK != (o.Message(s) != "") || o.End == NoResult {
 			t.Fatalf("Read(%q, %v) = %+v, message %q", s, isError, o, o.Message(s))
 		}
 		if o.Session < 0 {

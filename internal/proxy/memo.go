@@ -102,7 +102,7 @@ func (s memoSummarizer) key(c *transcript.Call, text string) memoKey {
 		o := r.Outcome()
 		code, known := r.ExitCode.Get()
 		flag(r.IsError)
-		flag(o.Failed)
+		num(int(o.End))
 		str(o.Reason)
 		flag(known)
 		num(code)

@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/compact"
-	"github.com/ctxkit/ctxkit/internal/count"
 	"github.com/ctxkit/ctxkit/internal/loops"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
@@ -96,8 +95,10 @@ type Page struct {
 	// the transcript gives them ("" otherwise).
 	Start, End string
 
+	// Calls, Failed, Denied and Cancelled count the calls by how they
+	// ended, as every report does (transcript.Tally).
 	Messages, Requests, Calls int
-	Failed, Denied            int // calls whose results say so
+	Failed, Denied, Cancelled int
 	Tokens                    int // the whole history
 	Sent                      int64
 	Peak                      int // the largest request
@@ -230,13 +231,18 @@ type CostRun struct {
 
 // Call is one tool call of the timeline.
 type Call struct {
-	N       int // 1-based
-	Request int // the request that asked for it: its model turn, 1-based; 0 outside a turn
+	N       int    // 1-based
+	ID      string // the call's id
+	Request int    // the request that asked for it: its model turn, 1-based; 0 outside a turn
 	Tool    string
 	Kind    tools.Kind
 	Target  string
-	Tokens  int // its result's
-	// Status is "ok", "failed", "denied" or "no result".
+	// Path is the file a read read (transcript.Reads); "" for any other
+	// call.
+	Path   string
+	Tokens int // its results
+	// Status is how it ended: "ok", "failed", "denied", "cancelled" or
+	// "no result" (outcome.End).
 	Status string
 	Loop   int  // the loop it is part of, 1-based; 0 for none
 	Reread bool // a read of lines an earlier read read
@@ -363,7 +369,7 @@ func Build(t *transcript.Transcript, opts Options) *Page {
 		before = read(opts.Before, opts.Counter)
 	}
 	p := &Page{Name: opts.Name, Format: string(t.Format), Cwd: t.Cwd, Encoding: opts.Counter.Name(),
-		Messages: len(t.Messages), Requests: len(s.turns), Calls: len(t.Calls), Tokens: s.tl.Tokens(),
+		Messages: len(t.Messages), Requests: len(s.turns), Tokens: s.tl.Tokens(),
 		Model: mostModel(t), Restarts: restarts(s.turns)}
 	p.Start, p.End = span(t)
 	p.context(s, before)
@@ -683,7 +689,8 @@ func billedSteps(recs []usage.Record, f transcript.Format, prices *pricing.Table
 }
 
 // calls reads the timeline: every call, how it ended, its loop, whether
-// it re-read lines.
+// it re-read lines. A command and the calls that poll it are one call
+// (transcript.Call.Command), with the tokens of all their results.
 func (p *Page) calls(s *session) {
 	t, tl := s.t, s.tl
 	turnOf := make([]int, len(t.Messages)) // 1-based, 0 outside a turn
@@ -692,29 +699,27 @@ func (p *Page) calls(s *session) {
 			turnOf[i] = k + 1
 		}
 	}
-	_, again := count.Reads(t)
-	for _, c := range t.Calls {
-		call := Call{N: c.Index + 1, Request: turnOf[c.Message.Index], Tool: c.Name, Kind: c.Kind, Target: c.Args.Target(t.Cwd), Status: "no result"}
-		if r := c.Result; r != nil {
-			call.Tokens = tl.Results[r.Index]
-			call.Status = status(r)
-			call.Reread = again[r.Index]
-			call.Filter, _, _ = replacedBy(r)
-		}
-		switch call.Status {
-		case "failed":
-			p.Failed++
-		case "denied":
-			p.Denied++
+	read, again := t.Reads()
+	at := places(t)
+	for c := range t.Commands() {
+		call := Call{N: len(p.Timeline) + 1, ID: c.ID, Request: turnOf[c.Message.Index], Tool: c.Name, Kind: c.Kind,
+			Target: c.Args.Label(c.Kind, t.Cwd), Path: read[c.Index], Status: c.End().String(), Reread: again[c.Index]}
+		for r := range c.Results() {
+			call.Tokens += tl.Results[r.Index]
+			if call.Filter == "" {
+				call.Filter, _, _ = replacedBy(r)
+			}
 		}
 		p.Timeline = append(p.Timeline, call)
 	}
+	n := t.Tally()
+	p.Calls, p.Failed, p.Denied, p.Cancelled = n.Calls, n.Failed, n.Denied, n.Cancelled
 	var steps []loops.Step
-	var callOf []int // each step's call: the first of its command's
+	var callOf []int // each step's place in the timeline: its command's
 	for _, c := range t.Calls {
-		n := len(steps)
-		if steps = loops.AddStep(steps, c, t.Cwd); len(steps) > n {
-			callOf = append(callOf, c.Index)
+		k := len(steps)
+		if steps = loops.AddStep(steps, c, t.Cwd); len(steps) > k {
+			callOf = append(callOf, at[c.Command().Index])
 		}
 	}
 	d, err := loops.New(loops.Options{Min: loops.DefaultMin, Cycles: loops.DefaultCycles})
@@ -733,15 +738,31 @@ func (p *Page) calls(s *session) {
 	}
 }
 
+// places gives each call the place of its command in the timeline,
+// 0-based.
+func places(t *transcript.Transcript) []int {
+	at := make([]int, len(t.Calls))
+	n := 0
+	for _, c := range t.Calls {
+		if c.IsPoll() {
+			at[c.Index] = at[c.Continues.Index]
+			continue
+		}
+		at[c.Index] = n
+		n++
+	}
+	return at
+}
+
 // replacedBy says which ctx-* filter replaced a result, and its marker's
 // line: the marker that starts the text, or the line of a cut
 // (ctx-truncate's, between the head and the tail it kept). ctx-loops'
 // denial is a call's answer, not a replacement.
 func replacedBy(r *transcript.Result) (tool, line string, ok bool) {
-	text := r.Text()
-	if loops.Denied(text) {
+	if r.End() == outcome.Denied {
 		return "", "", false
 	}
+	text := r.Text()
 	if tool, line, ok := marker.Parse(text); ok {
 		return tool, line, true
 	}
@@ -803,16 +824,13 @@ func kindLane(k tools.Kind) tools.Kind {
 	return k
 }
 
-// status says how a call ended, in the page's words.
+// status says how a result's call ended, in the words of every report:
+// its command's end.
 func status(r *transcript.Result) string {
-	text := r.Text()
-	switch {
-	case outcome.Rejected(text) || loops.Denied(text):
-		return "denied"
-	case r.Failed():
-		return "failed"
+	if r.Call != nil {
+		return r.Call.End().String()
 	}
-	return "ok"
+	return r.End().String()
 }
 
 // largest picks the largest results: by their size before the filter
@@ -826,6 +844,7 @@ func (p *Page) largest(s, before *session, pairs []*transcript.Result, top int) 
 		}
 		return tl.Results[r.Index]
 	}
+	at := places(t)
 	order := slices.Clone(t.Results)
 	slices.SortStableFunc(order, func(a, b *transcript.Result) int { return cmp.Compare(size(b), size(a)) })
 	for _, r := range order[:min(max(top, 0), len(order))] {
@@ -834,7 +853,8 @@ func (p *Page) largest(s, before *session, pairs []*transcript.Result, top int) 
 		}
 		res := Result{Tool: "(no call)", Kind: string(tools.Other), Tokens: tl.Results[r.Index], Status: status(r)}
 		if c := r.Call; c != nil {
-			res.Call, res.Tool, res.Kind, res.Target = c.Index+1, c.Name, string(c.Kind), c.Args.Target(t.Cwd)
+			cmd := c.Command()
+			res.Call, res.Tool, res.Kind, res.Target = at[c.Index]+1, cmd.Name, string(cmd.Kind), cmd.Args.Label(cmd.Kind, t.Cwd)
 		}
 		text := r.Text()
 		full := text // the output as the tool gave it, where the page has it

@@ -339,7 +339,7 @@ func (b *budget) editRuns(tl stats.Tally) bool {
 	for _, c := range t.Calls {
 		r := c.Result
 		if c.Index == 0 || r == nil || c.Kind != tools.Edit && c.Kind != tools.Write || c.Args.Command != "" ||
-			r.Failed() || b.loop.Edits[c] || r.Index >= b.recent || b.refs[r.CallID] || !c.CanSetInput() ||
+			!r.OK() || b.loop.Edits[c] || r.Index >= b.recent || b.refs[r.CallID] || !c.CanSetInput() ||
 			tools.IsStub(c.Input) || marker.OnResult(r) {
 			continue // the transcript's first call opens the session: its key (marker.SessionKey) stays
 		}

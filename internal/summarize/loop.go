@@ -21,7 +21,7 @@ type Loop struct {
 func ActiveLoop(t *transcript.Transcript) Loop {
 	loop := Loop{Results: map[*transcript.Result]bool{}, Edits: map[*transcript.Call]bool{}}
 	file := func(r *transcript.Result) string {
-		if c := r.Call; c != nil && c.Continues == nil && !r.Failed() {
+		if c := r.Call; c != nil && c.Continues == nil && r.OK() {
 			return c.Args.File(t.Cwd)
 		}
 		return ""

@@ -411,7 +411,7 @@ func (f *Filter) keep(r *transcript.Result, protected, latest bool, refs map[str
 		k.Referenced++
 	case r.Call != nil && (r.Call.Kind == tools.Edit || r.Call.Kind == tools.Write):
 		k.EditWrite++
-	case r.Failed():
+	case !r.OK():
 		k.Failed++
 	case r.Call != nil && f.exclude[strings.ToLower(r.Call.Name)]:
 		k.Excluded++

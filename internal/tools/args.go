@@ -70,6 +70,17 @@ type Args struct {
 	Session int
 }
 
+// Label names a call of kind kind for the reports' lists of calls: a
+// shell command that reads or changes one file by the file (and the lines
+// it reads), any other shell command by its command line, any other call
+// by its Target.
+func (a Args) Label(kind Kind, cwd string) string {
+	if a.Command != "" && (a.Path == "" || kind != Read && kind != Edit && kind != Write) {
+		return a.Command
+	}
+	return a.Target(cwd)
+}
+
 // Target is what a call is about, for markers and reports: what a search or
 // listing tool looked for and where ("**/*.go in src"), else the path (as
 // File gives it for the session's cwd) with its range, the command, the

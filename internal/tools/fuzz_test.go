@@ -16,6 +16,7 @@ func FuzzClassifyCommand(f *testing.F) {
 	for _, s := range []string{
 		"cat a.go", "sed -n '1,20p' x | head -3", "cd /r && git -C . diff", "cat > f <<'EOF'\nx\nEOF",
 		"bash -lc \"echo $(date) `x` 'q'\" 2>&1 | tee -a log", "for i in 1 2; do ls; done", "a\\\nb",
+		"rm -rf -- a 'b c' *.o", "cd x && git rm -q y",
 	} {
 		f.Add(s)
 	}
@@ -23,6 +24,11 @@ func FuzzClassifyCommand(f *testing.F) {
 		c := ClassifyCommand(cmd)
 		if (c.Kind == Read || c.Kind == Write) && c.Args.Path == "" {
 			t.Fatalf("ClassifyCommand(%q) = %s without a path", cmd, c.Kind)
+		}
+		for _, p := range Removed(cmd) {
+			if p == "" || strings.ContainsAny(p, "*?[$`") {
+				t.Fatalf("Removed(%q) names %q", cmd, p)
+			}
 		}
 	})
 }

@@ -103,8 +103,11 @@ func (p *parser) attachEventEnds() {
 				r.mirrors = append(r.mirrors, newMirror(names[i], v))
 			}
 		}
-		if code := f[4]; code.IsNumber() && !r.ExitCode.Known() {
-			r.ExitCode = outcome.ExitCode(int(code.Int()))
+		if code := f[4]; code.IsNumber() {
+			r.commandExit = outcome.ExitCode(int(code.Int()))
+			if !r.ExitCode.Known() {
+				r.ExitCode = r.commandExit
+			}
 		}
 	}
 }

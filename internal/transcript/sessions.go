@@ -14,6 +14,7 @@ func (p *parser) joinSessions() {
 			if start := started[id]; start != nil {
 				c.Kind, c.Args, c.Continues = start.Kind, start.Args, start
 				c.Args.Session = id
+				start.Polls = append(start.Polls, c)
 			}
 			continue
 		}

@@ -155,8 +155,12 @@ type Call struct {
 	// Continues is the call that started the command this one writes to or
 	// polls (Codex's write_stdin): this call has its kind and arguments, and
 	// its output is more output of that command. A continuation is not an
-	// action of its own: a read it continues is one read, not two.
+	// action of its own: a read it continues is one read, not two, and
+	// every report counts it as part of its command (Command, End).
 	Continues *Call
+	// Polls are the calls that continue this one, in order: the command's
+	// later output is in their results.
+	Polls []*Call
 
 	// InputIsText says Input is a custom tool's free-form text (Codex's
 	// apply_patch), not JSON.
@@ -187,10 +191,14 @@ type Result struct {
 	ExitCode outcome.Code
 
 	outcome outcome.Outcome // how the call ended, read once when parsed
-	content contentRef
-	mirrors []mirror
-	text    string // the text, once decoded or set
-	decoded bool
+	// commandExit is the exit code the format gives apart from an output
+	// taken while its command still ran (Codex's exec_command_end): the
+	// command's, which its outcome leaves out.
+	commandExit outcome.Code
+	content     contentRef
+	mirrors     []mirror
+	text        string // the text, once decoded or set
+	decoded     bool
 }
 
 // Text is the output's text; several text blocks are joined by newlines. It
@@ -313,9 +321,17 @@ func isPlainASCII(s string) bool {
 	return true
 }
 
-// Failed reports whether the call failed: marked as an error, a non-zero
-// exit code, or an output that says so (Outcome).
-func (r *Result) Failed() bool { return r.outcome.Failed }
+// Failed reports whether the call ran and failed: marked as an error, a
+// non-zero exit code, or an output that says so (Outcome). A call that was
+// denied or cancelled did not fail: it did not run.
+func (r *Result) Failed() bool { return r.outcome.Failed() }
+
+// OK reports whether the call ran and did not fail.
+func (r *Result) OK() bool { return r.outcome.End == outcome.OK }
+
+// End is how the call ended, as this result says: ok, failed, denied or
+// cancelled. A command's end is its latest result's (Call.End).
+func (r *Result) End() outcome.End { return r.outcome.End }
 
 // Outcome is how the call ended, as internal/outcome read it from the
 // output's start and what the format gave beside it, when the transcript

@@ -27,8 +27,9 @@ turn, lines added and removed, the function or heading it touched, and the call'
 
 What counts as a change: every successful edit and write call (Edit, MultiEdit, Write,
 str_replace_editor, edit_file, apply_patch as a Codex custom tool or through the shell,
-patch, sed -i, cat > FILE <<EOF, tee). Failed calls are left out and counted; --include-failed
-lists them apart.
+patch, sed -i, cat > FILE <<EOF, tee, rm). A call that did not end ok (failed, denied, cancelled)
+changed nothing: it is left out and counted; --include-failed lists it apart. A file created
+and removed in the session is shown apart from the files changed.
 
 The intent is the call's own intent argument (or description, or explanation) when the tool
 has one; docs/changelog.md shows how to add an intent argument to an agent's edit tool. The
@@ -57,7 +58,7 @@ var (
 	jsonFlag      = cli.JSONFlag("print the report as JSON (schema in docs/changelog.md)")
 	diff          = &ucli.BoolFlag{Name: "diff", EnvVars: []string{"CTX_DIFF"}, Usage: "include each change's unified diff"}
 	context       = &ucli.BoolFlag{Name: "context", EnvVars: []string{"CTX_CONTEXT"}, Usage: "include the assistant's words just before each call"}
-	includeFailed = &ucli.BoolFlag{Name: "include-failed", EnvVars: []string{"CTX_INCLUDE_FAILED"}, Usage: "list failed edits and writes apart"}
+	includeFailed = &ucli.BoolFlag{Name: "include-failed", EnvVars: []string{"CTX_INCLUDE_FAILED"}, Usage: "list the edits and writes that changed nothing apart"}
 	merge         = &ucli.BoolFlag{Name: "merge", EnvVars: []string{"CTX_MERGE"}, Usage: "one changelog for all the FILEs instead of one per session"}
 	fileFlag      = &ucli.StringFlag{Name: "file", EnvVars: []string{"CTX_FILE"}, Usage: "list every read, edit and write of `PATH` (relative to the session's directory, or its last parts)"}
 	atFlag        = &ucli.StringFlag{Name: "at", EnvVars: []string{"CTX_AT"}, Usage: "print the file as it stood after the call `CALL_ID` (with --file, or the one file the call changes)"}

@@ -154,12 +154,13 @@ func hookHandler(e *cli.Env, d *loops.Detector) cli.Handler {
 		format := agentFormat(agent)
 		if post {
 			failed := p.Event == hook.PostToolUseFailure
-			if failed && loops.Denied(p.Error) {
-				return nil, nil // not run: not a failure
-			}
 			var code outcome.Code
 			if failed {
-				code = outcome.Read(p.Error, outcome.Hint{IsError: true}).ExitCode
+				o := outcome.Read(p.Error, outcome.Hint{IsError: true})
+				if !o.End.Ran() {
+					return nil, nil // denied or cancelled: not run, not a failure
+				}
+				code = o.ExitCode
 			}
 			next.Done(kind, failed, p.Error, code)
 			return nil, hookstate.Update("loops", p.TranscriptPath, format, func(data loopsData) loopsData {

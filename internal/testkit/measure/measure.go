@@ -110,7 +110,7 @@ func Compare(before, after *transcript.Transcript, ctr tokens.Counter) Kept {
 		}
 		switch c.Kind {
 		case tools.Read:
-			if f := c.Args.File(before.Cwd); f != "" && c.Continues == nil && !r.Failed() {
+			if f := c.Args.File(before.Cwd); f != "" && c.Continues == nil && r.OK() {
 				latest[f] = i
 				k.definitions(c, r.Text(), seen(after.Results[i]), before.Cwd, history)
 			}
@@ -118,7 +118,7 @@ func Compare(before, after *transcript.Transcript, ctr tokens.Counter) Kept {
 		case tools.Edit, tools.Write:
 			continue
 		case tools.List, tools.Search:
-			if !r.Failed() {
+			if r.OK() {
 				k.listed(c, r.Text(), seen(after.Results[i]), before.Cwd)
 			}
 		}

@@ -170,16 +170,26 @@ func Fixtures(t testing.TB) []string {
 	return files
 }
 
-// Scenarios lists the transcripts of testdata/ (testdata/*.jsonl), sorted:
-// each a situation that the formats' fixtures and the corpus lack (a Codex
-// rollout whose commands are polled with write_stdin), for the property
-// tests to add to them. They are not fixtures of a format: the goldens
-// made over every fixture do not change with them.
+// Scenarios lists the transcripts of testdata/ (testdata/*.jsonl and
+// *.traj), sorted: each a situation that the formats' fixtures lack (a
+// Codex rollout whose commands are polled with write_stdin, SWE-agent's
+// linter refusing edits, a Claude Code sub-agent's calls cancelled beside
+// one that failed, a call the user refused), for the property tests to add
+// to them. They are not fixtures of a format: the goldens made over every
+// fixture do not change with them. testdata/SOURCES.md says where each
+// comes from.
 func Scenarios(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(Root(t), "testdata", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios in testdata: %v", err)
+	var files []string
+	for _, pattern := range []string{"*.jsonl", "*.traj"} {
+		found, err := filepath.Glob(filepath.Join(Root(t), "testdata", pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, found...)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no scenarios in testdata")
 	}
 	sort.Strings(files)
 	return files
