@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -324,6 +325,32 @@ func TestCutIsNoBase(t *testing.T) {
 	for _, r := range tr.Results {
 		if !marker.IsCut(r.Text()) {
 			t.Errorf("result %s: %.100q, want a cut", r.CallID, r.Text())
+		}
+	}
+}
+
+// TestListingArrivesGrouped: a long listing is cut on arrival as
+// ctx-truncate cuts it: every path after its head, grouped by directory;
+// a second run changes nothing.
+func TestListingArrivesGrouped(t *testing.T) {
+	var body strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&body, "./internal/pkg%02d/file%03d.go\n", i%20, i)
+	}
+	in := []byte(`{"type":"user","cwd":"/p","message":{"role":"user","content":"go"}}
+{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"find . -name '*.go'"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":` + strconv.Quote(body.String()) + `}]}}
+`)
+	opts := defaults()
+	opts.Window = 5 // it stays as it arrived
+	out := invariant.Check(t, in, asFilter(t, opts))
+	got := transcripttest.Parse(t, out).Results[0].Text()
+	if !marker.IsCut(got) || !strings.Contains(got, "every one named below by directory") {
+		t.Fatalf("not grouped on arrival:\n%.600s", got)
+	}
+	for i := range 400 {
+		if file := fmt.Sprintf("file%03d.go", i); !strings.Contains(got, file) {
+			t.Errorf("%s is not named", file)
 		}
 	}
 }

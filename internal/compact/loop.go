@@ -298,7 +298,7 @@ func (l *Loop) arriveResult(r *transcript.Result) *unit {
 	}
 	if c := r.Call; l.f.cut != nil && c != nil && l.f.cut.Cuts(c.Name, c.Kind, c.Args) {
 		rules := l.f.cutRules
-		rules.Failed = r.Failed()
+		rules.Failed, rules.Kind = r.Failed(), c.Kind
 		if len(text) > rules.Max {
 			rules.Handle = l.f.opts.Handle.Of(l.t, r)
 		}

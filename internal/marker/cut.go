@@ -12,9 +12,18 @@ import (
 // place of the middle of a text (truncate.Cut), for IsCut.
 var cutShape = func() *lazyre.Regexp {
 	const n = `\d{1,3}(?:,\d{3})*`
+	// What a listing's or a search's cut keeps of what stood after its
+	// head (truncate's group).
+	const grouped = n + ` (?:paths?|match(?:es)?)(?: in ` + n + ` files?)?(?: under .+)?, (?:` +
+		`every one named below by directory` +
+		`|counted below by (?:directory|their directories of the first ` + n + ` levels?) with ` + n + ` of their names` +
+		`|every file named below with (?:the line numbers of its matches|its count of matches) and the text of ` + n + ` of them` +
+		`|the files counted below by directory with ` + n + ` of their names` +
+		`|the line number of every one below and the text of ` + n + ` of them)`
 	return lazyre.New(`^\[ctx-truncate\] (` + n + `) chars?, ` + n + ` lines?; ` + n + ` chars? (?:` +
 		`\(` + n + ` lines?\) cut here; kept the first ` + n + ` and last ` + n + ` lines?` +
 		`|cut here, (?:inside line ` + n + `|from (?:inside )?line ` + n + ` to (?:inside )?line ` + n + `); kept the first ` + n + ` and last ` + n + ` chars?` +
+		`|\(` + n + ` lines?\) grouped here: ` + grouped + `; kept the first ` + n + ` lines?` +
 		`)(?: and ` + n + ` lines? that matters? \(numbered\))?(?:` + CitationPattern + `)?\.$`)
 }()
 

@@ -1,9 +1,12 @@
-// Package pathlist writes a list of paths compactly, so that a summary of a
-// listing or a search can name every path it showed: grouped by directory,
-// the directory they all share said once, a directory's entries in braces
-// (internal/store/{store.go, store_test.go, memory.go}); and, when even that
-// is too long, every directory with its count of entries and as many of
-// its names as fit. Expand reads the grouped lines back into paths.
+// Package pathlist reads the paths a listing or a search printed
+// (ParseListing, ParseHits) and writes them compactly, so that a summary
+// or a cut of the output can name every path it showed: grouped by
+// directory, the directory they all share said once, a directory's
+// entries in braces (internal/store/{store.go, store_test.go, memory.go});
+// and, when even that is too long, every directory with its count of
+// entries and as many of its names as fit. A search's matches are written
+// by file, with their line numbers (WriteFileHits). Expand reads the
+// grouped lines back into paths.
 package pathlist
 
 import (

@@ -52,15 +52,15 @@ func FuzzParsers(f *testing.F) {
 			}
 		}
 		hits := parseHits(s, "/r", "a.go")
-		if hits.matches < len(hits.list) {
-			t.Errorf("hits: %d matches, %d match lines", hits.matches, len(hits.list))
+		if hits.Matches < len(hits.List) {
+			t.Errorf("hits: %d matches, %d match lines", hits.Matches, len(hits.List))
 		}
 		files := map[string]bool{}
-		for _, f := range hits.files {
+		for _, f := range hits.Files {
 			files[f] = true
 		}
-		for _, x := range hits.list {
-			if !files[x.file] || x.line < 0 {
+		for _, x := range hits.List {
+			if !files[x.File] || x.Line < 0 {
 				t.Errorf("hit %+v: a file not listed, or a negative line", x)
 			}
 		}

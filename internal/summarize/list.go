@@ -23,79 +23,20 @@ type listing struct {
 	paths       []string        // relative to cwd where under it; directories end with /
 }
 
-// lsLong matches a line of ls -l: type and mode, links, owner, group, size,
-// date (three fields), name.
-var lsLong = lazyre.New(`^([-dlcbps])[-rwxsStTl]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(.+)$`)
-
-// isLong reports whether a line is one of ls -l, checking its first
-// characters before the expression.
-func isLong(line string) bool {
-	return len(line) > 11 && strings.IndexByte("-dlcbps", line[0]) >= 0 && strings.IndexByte("r-", line[1]) >= 0 && lsLong.MatchString(line)
-}
-
-// parseListing reads the listings tools print: a path a line (Glob, find,
-// rg --files, ls -1), ls -l, ls of several directories ("dir:" headers),
-// and the "- name" trees of list tools, whose nesting makes the paths.
-// cwd shortens the paths.
+// parseListing reads a listing (pathlist.ParseListing) and counts its
+// entries; cwd shortens the paths.
 func parseListing(body, cwd string) listing {
 	l := listing{parents: map[string]bool{}}
-	var tree []treeDir // the "- dir/" entries the current line is in
-	eachLine(body, func(_ int, line string) bool {
-		name := strings.TrimSpace(line)
-		dir := false
-		switch {
-		case name == "" || strings.HasPrefix(name, "total ") || strings.HasPrefix(name, "NOTE: ") ||
-			strings.HasPrefix(name, "(") && strings.HasSuffix(name, ")") || name == "bash-$" ||
-			strings.HasPrefix(name, "Found ") && strings.HasSuffix(name, ":"):
-			// ls's block count; notes such as "(Results are truncated …)";
-			// SWE-agent's find_file header ("Found 2 matches for …:") and its
-			// state lines and prompt after an observation.
-			return true
-		case isLong(name):
-			m := lsLong.FindStringSubmatch(name)
-			name, dir = m[2], m[1] == "d"
-			if target := strings.Index(name, " -> "); m[1] == "l" && target >= 0 {
-				name = name[:target]
-			}
-			if name == "." || name == ".." {
-				return true
-			}
-		case strings.HasSuffix(name, ":") && !strings.ContainsAny(name, " \t"):
-			return true // ls DIR1 DIR2 and ls -R print "DIR:" before each directory
-		case strings.HasPrefix(name, "- "):
-			indent := len(line) - len(strings.TrimLeft(line, " "))
-			for len(tree) > 0 && tree[len(tree)-1].indent >= indent {
-				tree = tree[:len(tree)-1]
-			}
-			name = strings.TrimPrefix(name, "- ")
-			if len(tree) > 0 && !path.IsAbs(name) {
-				name = tree[len(tree)-1].path + name
-			}
-			if strings.HasSuffix(name, "/") {
-				tree = append(tree, treeDir{indent, name})
-			}
-		}
-		if strings.HasSuffix(name, "/") {
-			dir = true
-		}
-		if dir {
+	l.paths = pathlist.ParseListing(body, func(p string) string { return shortPath(p, cwd) }).Paths()
+	for _, p := range l.paths {
+		if strings.HasSuffix(p, "/") {
 			l.dirs++
-			name = strings.TrimSuffix(name, "/") + "/"
 		} else {
 			l.files++
-			l.parents[path.Dir(name)] = true
+			l.parents[path.Dir(p)] = true
 		}
-		l.paths = append(l.paths, shortPath(name, cwd))
-		return true
-	})
+	}
 	return l
-}
-
-// treeDir is a directory of a list tool's "- name" tree, and the
-// indentation of its line.
-type treeDir struct {
-	indent int
-	path   string
 }
 
 // shortPath shows a path relative to cwd when it lies under it.

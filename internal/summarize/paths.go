@@ -66,7 +66,7 @@ func ShownPaths(c *transcript.Call, text, cwd string) []string {
 	case c.Kind == tools.List && !isTree(c, body):
 		return parseListing(body, cwd).paths
 	case c.Kind == tools.Search:
-		return parseHits(body, cwd, searchedFile(c.Args.Path)).files
+		return parseHits(body, cwd, searchedFile(c.Args.Path)).Files
 	}
 	return nil
 }
@@ -81,11 +81,10 @@ func Covered(summary string) func(p string) (named, counted bool) {
 	lines := strings.Split(summary, "\n")
 	for _, line := range lines[min(1, len(lines)):] {
 		line = strings.TrimSpace(line)
-		if dir, ok := pathlist.Counts(line); ok {
-			dirs = append(dirs, dir)
-		}
 		names = append(names, pathlist.Expand(line)...)
-		if i := strings.IndexAny(line, ":("); i > 0 { // a search's "file: 12, 40", "file (3 matches)"
+		if dir, ok := pathlist.Counts(line); ok {
+			dirs = append(dirs, dir) // its paths are counted, not named
+		} else if i := strings.IndexAny(line, ":("); i > 0 { // a search's "file: 12, 40", "file (3 matches)"
 			names = append(names, strings.TrimSpace(line[:i]))
 		}
 	}

@@ -2,6 +2,7 @@ package truncate
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,13 +32,13 @@ func corpusOptions(t *testing.T) map[string]Options {
 }
 
 // TestCorpusInvariants checks every invariant of docs/model.md on every file of
-// the corpus: same format and layout, byte for byte where nothing changed;
+// the corpus, and on the sessions that list and search (testdata/sessions): same format and layout, byte for byte where nothing changed;
 // no message dropped or reordered; idempotent and deterministic; never more
 // tokens; pointers point at whole results; errors of failed calls survive;
 // and ctx-truncate's own rules: nothing outside its scope is touched, no
 // mirror keeps the full text of a cut result, every cut says what it cut.
 func TestCorpusInvariants(t *testing.T) {
-	files := testutil.FixturesAndCorpus(t)
+	files := append(testutil.FixturesAndCorpus(t), listingSessions(t)...)
 	for name, opts := range corpusOptions(t) {
 		if (testing.Short() || raceEnabled) && name != "default" && name != "archived" {
 			continue // every token is counted several times: slow under -race
@@ -130,7 +131,7 @@ func TestCorpusPipeline(t *testing.T) {
 	ctr := counter(t, tokens.Default)
 	first := Options{All: true, Rules: Rules{Max: 600, Head: 150, Tail: 150, KeepMatches: 20, Counter: ctr}}
 	second := Options{All: true, Rules: Rules{Max: 200, Head: 20, Tail: 20, KeepMatches: 0, Counter: ctr}}
-	for _, f := range testutil.FixturesAndCorpus(t) {
+	for _, f := range append(testutil.FixturesAndCorpus(t), listingSessions(t)...) {
 		in, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -157,4 +158,14 @@ func TestCorpusPipeline(t *testing.T) {
 			}
 		}
 	}
+}
+
+// listingSessions are the sessions of testdata/sessions whose agent lists
+// and searches a source tree (TestMakeFixtures).
+func listingSessions(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join("testdata", "sessions", "listings-*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no listing sessions: %v", err)
+	}
+	return files
 }

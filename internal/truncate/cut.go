@@ -18,6 +18,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 // Defaults are the numbers of the issue: texts over 10,000 chars keep their
@@ -60,6 +61,13 @@ type Rules struct {
 	// Handle is the archive's handle of the text, which the marker line
 	// cites (marker.Cite); "" when there is no archive.
 	Handle string
+	// Kind is the kind of the call whose output the text is (internal/tools):
+	// a listing's or a search's output keeps, in place of its middle and
+	// tail, every path grouped by directory or every file with its matches
+	// (docs/truncate.md), and so does the output of a command of another
+	// kind (but a read, an edit, a write or a fetch) whose every line is a
+	// path. "" cuts every text by its head and tail.
+	Kind tools.Kind
 }
 
 // DefaultRules are the rules of ctx-truncate without flags.
@@ -85,12 +93,15 @@ func Cut(text string, r Rules) (string, bool) {
 	if !r.over(text, total) || marker.IsCut(text) {
 		return text, false
 	}
+	if out, ok := r.group(text, total); ok {
+		return out, true
+	}
 	c := r.plan(text, total)
 	if c.h >= c.t {
 		return text, false
 	}
 	head, mid, tail := text[:c.h], text[c.h:c.t], text[c.t:]
-	kept := r.keep(text, c.h, c.t)
+	kept := r.keep(text, c.h, c.t, true)
 	x := c.insert(text, kept)
 	if c.headRunes+textfmt.RuneCount(x)+c.tailRunes >= c.total {
 		return text, false
@@ -266,6 +277,34 @@ func (c cut) insert(text string, kept []keptLine) string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(c.markerLine(text, len(kept)))
+	writeKept(&b, kept)
+	if tail != "" {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// insertGrouped is what replaces the rest of a listing or a search: the
+// marker line, the kept lines and the grouped lines, each on a line of its
+// own, ending as the text it replaces did.
+func (c cut) insertGrouped(text, what string, kept []keptLine, grouped []string) string {
+	mid, tail := text[c.h:c.t], text[c.t:]
+	var b strings.Builder
+	b.WriteString(c.groupedLine(text, what, len(kept)))
+	writeKept(&b, kept)
+	for _, l := range grouped {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+	if tail != "" && tail[0] != '\n' || tail == "" && strings.HasSuffix(mid, "\n") {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// writeKept writes the kept lines, each on a line of its own: two spaces,
+// its number right-aligned, ": " and the line.
+func writeKept(b *strings.Builder, kept []keptLine) {
 	width := 0
 	if len(kept) > 0 {
 		width = len(strconv.Itoa(kept[len(kept)-1].n))
@@ -279,10 +318,6 @@ func (c cut) insert(text string, kept []keptLine) string {
 		b.WriteString(": ")
 		b.WriteString(k.text)
 	}
-	if tail != "" {
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 // markerLine writes the marker line (docs/markers.md, "ctx-truncate").
@@ -325,6 +360,31 @@ func (c cut) markerLine(text string, kept int) string {
 		b.WriteString(" and last ")
 		b.WriteString(textfmt.Plural(c.tailRunes, "char", "chars"))
 	}
+	if kept > 0 {
+		b.WriteString(" and ")
+		b.WriteString(textfmt.Plural(kept, "line that matters", "lines that matter"))
+		b.WriteString(" (numbered)")
+	}
+	b.WriteByte('.')
+	return marker.Cite(b.String(), c.handle)
+}
+
+// groupedLine writes the marker line of a listing's or a search's cut
+// (docs/markers.md, "ctx-truncate"): what stood after the head, what of it
+// the lines below keep, and the head.
+func (c cut) groupedLine(text, what string, kept int) string {
+	mid := text[c.h:c.t]
+	var b strings.Builder
+	b.WriteString(marker.CutPrefix)
+	b.WriteString(textfmt.Plural(c.total, "char", "chars"))
+	b.WriteString(", ")
+	b.WriteString(textfmt.Plural(lines(text), "line", "lines"))
+	b.WriteString("; ")
+	b.WriteString(textfmt.Plural(c.total-c.headRunes-c.tailRunes, "char", "chars"))
+	b.WriteString(" (" + textfmt.Plural(lines(mid), "line", "lines") + ") grouped here: ")
+	b.WriteString(what)
+	b.WriteString("; kept the first ")
+	b.WriteString(textfmt.Plural(strings.Count(text[:c.h], "\n"), "line", "lines"))
 	if kept > 0 {
 		b.WriteString(" and ")
 		b.WriteString(textfmt.Plural(kept, "line that matters", "lines that matter"))

@@ -299,6 +299,7 @@ func TestIsCut(t *testing.T) {
 		"see [ctx-truncate] 320 chars, 40 lines; 272 chars (34 lines) cut here; kept the first 3 and last 3 lines.\n",
 		// A marker that claims fewer chars than the text has is not a cut's.
 		"[ctx-truncate] 3 chars, 1 line; 2 chars (1 line) cut here; kept the first 0 and last 0 lines.\n" + text,
+		"[ctx-truncate] 900 chars, 40 lines; 800 chars (30 lines) grouped here: 30 paths, all of them; kept the first 10 lines.\n" + text,
 	} {
 		if marker.IsCut(s) {
 			t.Errorf("marker.IsCut(%.60q) = true", s)
@@ -310,6 +311,14 @@ func TestIsCut(t *testing.T) {
 		"[ctx-truncate] 45,231 chars, 342 lines; 38,102 chars (301 lines) cut here; kept the first 40 and last 1 line.",
 		"[ctx-truncate] 45,231 chars, 1 line; 41,231 chars cut here, inside line 1; kept the first 2,000 and last 2,000 chars.",
 		"[ctx-truncate] 45,231 chars, 3 lines; 41,231 chars cut here, from inside line 1 to line 3; kept the first 2,000 and last 2,000 chars and 1 line that matters (numbered).",
+		// A listing's and a search's, every form of what they keep.
+		"[ctx-truncate] 15,455 chars, 144 lines; 13,480 chars (117 lines) grouped here: 117 paths under /r/src/, every one named below by directory; kept the first 27 lines.",
+		"[ctx-truncate] 39,780 chars, 651 lines; 37,789 chars (601 lines) grouped here: 601 paths, counted below by directory with 268 of their names; kept the first 50 lines and 1 line that matters (numbered).",
+		"[ctx-truncate] 39,780 chars, 651 lines; 37,789 chars (601 lines) grouped here: 601 paths under a; b/, counted below by their directories of the first 1 level with 0 of their names; kept the first 1 line.",
+		"[ctx-truncate] 11,404 chars, 105 lines; 9,550 chars (91 lines) grouped here: 91 matches in 19 files under net/http/, every file named below with the line numbers of its matches and the text of 89 of them; kept the first 14 lines.",
+		"[ctx-truncate] 11,404 chars, 105 lines; 9,550 chars (91 lines) grouped here: 91 matches in 1 file, every file named below with its count of matches and the text of 0 of them; kept the first 0 lines.",
+		"[ctx-truncate] 38,838 chars, 271 lines; 38,705 chars (264 lines) grouped here: 264 matches in 25 files under ./, the files counted below by directory with 1 of their names; kept the first 7 lines.",
+		"[ctx-truncate] 10,471 chars, 210 lines; 8,495 chars (167 lines) grouped here: 167 matches, the line number of every one below and the text of 157 of them; kept the first 43 lines.",
 	} {
 		if !marker.IsCut("head\n" + line + "\ntail") {
 			t.Errorf("IsCut does not know %q", line)

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
+	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
 const maxFuzzLen = 3000
@@ -25,6 +26,11 @@ func fuzzSeeds(f *testing.F) []string {
 		"Traceback (most recent call last):\n" + strings.Repeat("  File \"a.py\", line 1, in f\n    g()\n", 30) + "ValueError: x\n",
 		strings.Repeat("🙂", 200) + "\n" + strings.Repeat("é\u0301", 200),
 		strings.Repeat("=", 900),
+		numbered(80, "src/pkg%d/file.go"),
+		numbered(80, "internal/app/file%d.go:12:\treturn err") + "grep: x: binary file matches\n",
+		"Chunk ID: 1\nProcess exited with code 0\nOutput:\n" + numbered(60, "%d:match"),
+		"<returncode>1</returncode>\n<output>\n" + numbered(60, "./a/b%d") + "find: ‘./c’: Permission denied\n</output>",
+		"net:\nhttp\n\nnet/http:\n" + numbered(60, "f%d.go"),
 	}
 	logs, _ := filepath.Glob(filepath.Join("testdata", "logs", "*.log"))
 	for _, l := range logs {
@@ -34,19 +40,21 @@ func fuzzSeeds(f *testing.F) []string {
 	return seeds
 }
 
-// FuzzCut checks the cutting function: valid UTF-8 in, valid UTF-8 out;
+// FuzzCut checks the cutting function, for the output of a call of any
+// kind (a listing's and a search's are grouped): valid UTF-8 in, valid UTF-8 out;
 // never longer, never more tokens (fewer in token mode); a text that is not
 // cut comes back as it was; the head is the text's own start; and Cut of
 // its output changes nothing. With a handle, the cut cites it.
 func FuzzCut(f *testing.F) {
 	for i, s := range fuzzSeeds(f) {
-		f.Add(s, uint16(200), uint16(40), uint16(40), uint8(5), i%2 == 0, i%3 == 0, i%4 == 1)
+		f.Add(s, uint16(200), uint16(40), uint16(40), uint8(5), i%2 == 0, i%3 == 0, i%4 == 1, uint8(i))
 	}
 	ctr, err := tokens.New(tokens.Default)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, text string, max, head, tail uint16, keep uint8, failed, tokenMode, cite bool) {
+	kinds := []tools.Kind{"", tools.List, tools.Search, tools.Shell, tools.Git, tools.Read}
+	f.Fuzz(func(t *testing.T, text string, max, head, tail uint16, keep uint8, failed, tokenMode, cite bool, kind uint8) {
 		if len(text) > maxFuzzLen {
 			t.Skip() // tiktoken-go's merging is quadratic in a piece's length
 		}
@@ -54,7 +62,7 @@ func FuzzCut(f *testing.F) {
 			text = strings.ToValidUTF8(text, "\uFFFD")
 		}
 		r := Rules{Max: int(max % 4000), Head: int(head % 1000), Tail: int(tail % 1000), KeepMatches: int(keep % 30),
-			Failed: failed, TokenMode: tokenMode, Counter: ctr}
+			Failed: failed, TokenMode: tokenMode, Counter: ctr, Kind: kinds[int(kind)%len(kinds)]}
 		if tokenMode {
 			r.Max, r.Head, r.Tail = r.Max/4, r.Head/4, r.Tail/4
 		}

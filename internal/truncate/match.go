@@ -35,13 +35,15 @@ type keptLine struct {
 
 // keep finds the lines of the cut middle text[h:t] that matter and chooses
 // those to keep: the user's first, then (for a failed call) every error
-// line, then errors and results while there is room among KeepMatches. A
+// line, then, when log is set, errors and results while there is room
+// among KeepMatches (the lines of a listing or a search are paths and
+// matches, not what the command said of its run). A
 // class with more lines than room gives its first and last ones. A line cut
 // inside by the head or tail is looked at, and kept, whole. Which lines
 // matter is internal/outcome's to say; the lines around the middle give it
 // their context (a traceback that starts in the head).
-func (r Rules) keep(text string, h, t int) []keptLine {
-	if r.KeepMatches <= 0 && !r.Failed {
+func (r Rules) keep(text string, h, t int, log bool) []keptLine {
+	if r.KeepMatches <= 0 && !r.Failed || !log && !r.Failed && len(r.Keep) == 0 {
 		return nil
 	}
 	start := strings.LastIndexByte(text[:h], '\n') + 1
@@ -76,12 +78,15 @@ func (r Rules) keep(text string, h, t int) []keptLine {
 
 	var chosen []match
 	chosen = append(chosen, spread(found[userLine], r.KeepMatches)...)
-	if r.Failed {
+	switch {
+	case r.Failed:
 		chosen = append(chosen, found[errorLine]...)
-	} else {
+	case log:
 		chosen = append(chosen, spread(found[errorLine], r.KeepMatches-len(chosen))...)
 	}
-	chosen = append(chosen, spread(found[resultLine], r.KeepMatches-len(chosen))...)
+	if log {
+		chosen = append(chosen, spread(found[resultLine], r.KeepMatches-len(chosen))...)
+	}
 	sort.SliceStable(chosen, func(i, j int) bool { return chosen[i].n < chosen[j].n })
 	out := make([]keptLine, len(chosen))
 	for i, m := range chosen {

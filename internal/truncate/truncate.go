@@ -144,6 +144,9 @@ func cutAll(t *transcript.Transcript, rs []*transcript.Result, opts Options) []c
 		}
 		rules := opts.Rules
 		rules.Failed = r.Failed()
+		if r.Call != nil {
+			rules.Kind = r.Call.Kind
+		}
 		if len(text) > rules.Max { // else Cut leaves it: no handle to find
 			rules.Handle = opts.Handle.Of(t, r)
 		}

@@ -38,7 +38,8 @@ func hookHandler(e *cli.Env, f *truncate.Filter, opts truncate.Options) cli.Hand
 		if err != nil {
 			return nil, err
 		}
-		if kind, args := table.Decode(p.ToolName, p.ToolInput, false); !f.Cuts(p.ToolName, kind, args) || p.IsImage() {
+		kind, args := table.Decode(p.ToolName, p.ToolInput, false)
+		if !f.Cuts(p.ToolName, kind, args) || p.IsImage() {
 			// A cut image is no image: the API would refuse the request.
 			return nil, nil
 		}
@@ -65,6 +66,7 @@ func hookHandler(e *cli.Env, f *truncate.Filter, opts truncate.Options) cli.Hand
 			long = long || len(text) > opts.Rules.Max // else Cut leaves it: nothing to archive
 		}
 		rules := opts.Rules
+		rules.Kind = kind
 		var kept []archive.Execution
 		if long && e.Archiving() {
 			if kept, err = hookExecution(p, output, table); err != nil {

@@ -176,3 +176,38 @@ func TestHookPersisted(t *testing.T) {
 		}
 	}
 }
+
+// TestHookGroupsListings: a long listing that a Bash call printed reaches
+// the model with every path after its head, grouped by directory, and a
+// search's with every file and the line numbers of its matches: the hook
+// cuts what the filter would (internal/truncate's golden listings).
+func TestHookGroupsListings(t *testing.T) {
+	var listing, hits strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&listing, "./internal/pkg%02d/file%03d.go\n", i%20, i)
+		fmt.Fprintf(&hits, "internal/pkg%02d/file%03d.go:%d:\tctx context.Context,\n", i/40, i/10, 10+i%10)
+	}
+	for _, c := range []struct {
+		command, stdout, want string
+		files                 int
+	}{
+		{"find . -name '*.go'", listing.String(), "paths under ./internal/, every one named below by directory", 400},
+		{"grep -rn context.Context internal", hits.String(), "files under internal/, every file named below with the line numbers of its matches", 40},
+	} {
+		payload, _ := sjson.Set(`{"session_id":"s-l","cwd":"/home/dev/p","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"toolu_01Listing","tool_response":{"stderr":"","interrupted":false,"isImage":false}}`, "tool_input.command", c.command)
+		payload, _ = sjson.Set(payload, "tool_response.stdout", c.stdout)
+		var stdout, stderr bytes.Buffer
+		if code := cli.Run(Command, []string{Command.Name, "--hook", "claude-code", "--archive", ""}, strings.NewReader(payload), &stdout, &stderr); code != cli.ExitOK {
+			t.Fatalf("%s: exit %d: %s", c.command, code, stderr.String())
+		}
+		got := gjson.Get(stdout.String(), "hookSpecificOutput.updatedToolOutput.stdout").Str
+		if !strings.Contains(got, c.want) || !marker.IsCut(got) {
+			t.Fatalf("%s: not grouped:\n%.600s", c.command, got)
+		}
+		for i := range c.files {
+			if file := fmt.Sprintf("file%03d.go", i); !strings.Contains(got, file) {
+				t.Errorf("%s: %s is not named", c.command, file)
+			}
+		}
+	}
+}
