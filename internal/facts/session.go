@@ -7,12 +7,12 @@ import (
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
-// A fact the model used in a turn, which it could only have had from a
-// tool result: it wrote the fact in the turn (in its text, its thinking
-// or a tool call's arguments), the fact was in a tool result of the
-// turn's request before anything else there showed it (what the user,
-// the system or the model itself said first is not counted), and no
-// user or system message of the request says it.
+// Use is a fact the model used in a turn, which it could only have had
+// from a tool result: it wrote the fact in the turn (in its text, its
+// thinking or a tool call's arguments), the fact was in a tool result of
+// the turn's request before anything else there showed it (what the
+// user, the system or the model itself said first is not counted), and
+// no user or system message of the request says it.
 type Use struct {
 	Fact ID
 	// Tail is a path's last directory and name (a/b/c.go: b/c.go), which
