@@ -35,7 +35,7 @@ type Hits struct {
 // files" and a path a line). norm rewrites each path as the caller names
 // it; nil keeps it as printed.
 func ParseHits(body, searched string, norm func(string) string) Hits {
-	h := Hits{Counts: map[string]int{}}
+	h := Hits{Counts: map[string]int{}, List: make([]Hit, 0, strings.Count(body, "\n")+1)}
 	seen := map[string]bool{}
 	file := func(p string) string {
 		if norm != nil {
@@ -86,6 +86,9 @@ func ParseHits(body, searched string, norm func(string) string) Hits {
 		h.List = append(h.List, Hit{File: f, Line: num, Text: text, N: n})
 	})
 	h.OnlyFiles = h.Matches == 0 && listed > 0
+	if len(h.List) == 0 {
+		h.List = nil
+	}
 	return h
 }
 
@@ -202,6 +205,12 @@ func (fh *FileHits) Counted(list []Hit) bool {
 // "3, 12-14, 40".
 func LineRanges(nums []int) string {
 	var b strings.Builder
+	writeRanges(&b, nums)
+	return b.String()
+}
+
+func writeRanges(b *strings.Builder, nums []int) {
+	var buf [20]byte
 	for i := 0; i < len(nums); {
 		j := i
 		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
@@ -210,22 +219,45 @@ func LineRanges(nums []int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Itoa(nums[i]))
+		b.Write(strconv.AppendInt(buf[:0], int64(nums[i]), 10))
 		if j > i {
-			b.WriteString("-" + strconv.Itoa(nums[j]))
+			b.WriteByte('-')
+			b.Write(strconv.AppendInt(buf[:0], int64(nums[j]), 10))
 		}
 		i = j + 1
 	}
+}
+
+// MatchLine is how a match is shown: its number and its text, clipped to
+// HitText characters in all.
+func MatchLine(x Hit) string {
+	text := strings.TrimSpace(x.Text)
+	if x.Line == 0 {
+		return textfmt.Clip(text, HitText)
+	}
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], int64(x.Line), 10)
+	text = textfmt.Clip(text, HitText-len(n)-len(": ")) // the number is ASCII: a char a byte
+	var b strings.Builder
+	b.Grow(len(n) + 2 + len(text))
+	b.Write(n)
+	b.WriteString(": ")
+	b.WriteString(text)
 	return b.String()
 }
 
-// MatchLine is how a match is shown: its number and its text, clipped.
-func MatchLine(x Hit) string {
-	line := strings.TrimSpace(x.Text)
+// MatchLineLen is len(MatchLine(x)), without making the line.
+func MatchLineLen(x Hit) int {
+	text := strings.TrimSpace(x.Text)
+	limit, n := HitText, 0
 	if x.Line > 0 {
-		line = strconv.Itoa(x.Line) + ": " + line
+		n = digits(x.Line) + len(": ")
+		limit -= n
 	}
-	return textfmt.Clip(line, HitText)
+	if i := textfmt.RuneOffset(text, limit); i < len(text) {
+		return n + textfmt.RuneOffset(text, limit-1) + len("…")
+	}
+	return n + len(text)
 }
 
 // WriteFileHits writes, each on a line that starts with a newline, the
@@ -245,22 +277,100 @@ func WriteFileHits(b *strings.Builder, fh *FileHits, list []Hit, shown []bool, u
 	name := fh.File[min(under, len(fh.File)):]
 	switch {
 	case fh.File == "" && len(nums) > 0 && !counts:
-		b.WriteString("\nlines " + LineRanges(nums))
+		b.WriteString("\nlines ")
+		writeRanges(b, nums)
 	case fh.File == "":
 	case counts || fh.Counted(list):
-		b.WriteString("\n" + name + " (" + textfmt.Plural(max(fh.Count, len(fh.Hits)), "match", "matches") + ")")
+		b.WriteString("\n")
+		b.WriteString(name)
+		b.WriteString(" (")
+		b.WriteString(textfmt.Plural(max(fh.Count, len(fh.Hits)), "match", "matches"))
+		b.WriteString(")")
 	case len(nums) == 0: // every match's text is shown
-		b.WriteString("\n" + name + ":")
+		b.WriteString("\n")
+		b.WriteString(name)
+		b.WriteString(":")
 	default:
-		b.WriteString("\n" + name + ": " + LineRanges(nums))
+		b.WriteString("\n")
+		b.WriteString(name)
+		b.WriteString(": ")
+		writeRanges(b, nums)
 	}
-	indent := "  "
+	indent := "\n  "
 	if fh.File == "" {
-		indent = ""
+		indent = "\n"
 	}
 	for _, i := range fh.Hits {
 		if shown[i] {
-			b.WriteString("\n" + indent + MatchLine(list[i]))
+			b.WriteString(indent)
+			b.WriteString(MatchLine(list[i]))
 		}
 	}
+}
+
+// FileHitsSize is the length of what WriteFileHits writes, without
+// writing it: matchLen[i] is len(MatchLine(list[i])), made once by the
+// caller, which sizes the lines many times to fit them in a budget.
+func FileHitsSize(fh *FileHits, list []Hit, shown []bool, under int, counts bool, matchLen []int) int {
+	// The unshown numbers, and the length of their ranges (LineRanges).
+	nums, n, first, last := 0, 0, 0, 0
+	for _, i := range fh.Hits {
+		l := list[i].Line
+		switch {
+		case shown[i] || l == 0:
+			continue
+		case nums > 0 && l == last+1:
+			last = l
+			nums++
+			continue
+		case nums > 0:
+			n += rangeLen(first, last) + len(", ")
+		}
+		first, last = l, l
+		nums++
+	}
+	if nums > 0 {
+		n += rangeLen(first, last)
+	}
+	name := len(fh.File) - min(under, len(fh.File))
+	size := 0
+	switch {
+	case fh.File == "" && nums > 0 && !counts:
+		size = len("\nlines ") + n
+	case fh.File == "":
+	case counts || fh.Counted(list):
+		size = 1 + name + len(" (") + len(textfmt.Plural(max(fh.Count, len(fh.Hits)), "match", "matches")) + len(")")
+	case nums == 0:
+		size = 1 + name + len(":")
+	default:
+		size = 1 + name + len(": ") + n
+	}
+	indent := 3 // "\n  "
+	if fh.File == "" {
+		indent = 1
+	}
+	for _, i := range fh.Hits {
+		if shown[i] {
+			size += indent + matchLen[i]
+		}
+	}
+	return size
+}
+
+// rangeLen is the length of a range of line numbers as LineRanges writes
+// it: "3", or "12-14".
+func rangeLen(first, last int) int {
+	if last > first {
+		return digits(first) + 1 + digits(last)
+	}
+	return digits(first)
+}
+
+// digits is the length of a positive number written out.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }

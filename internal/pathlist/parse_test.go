@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseHits(t *testing.T) {
@@ -112,4 +113,48 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzFileHitsSize: FileHitsSize is the length of what WriteFileHits
+// writes, for any matches, any of them shown, with numbers or counts.
+func FuzzFileHitsSize(f *testing.F) {
+	f.Add("a/b.go:12:x\na/b.go:13:y\na/b.go:15:z\nc.go:3:w\n3:bare\n", uint64(5), 2, false)
+	f.Add("1:a\n2:b\n3:c\n10:d\n", uint64(2), 0, true)
+	f.Fuzz(func(t *testing.T, body string, mask uint64, under int, counts bool) {
+		h := ParseHits(body, "", nil)
+		shown := make([]bool, len(h.List))
+		matchLen := make([]int, len(h.List))
+		for i, x := range h.List {
+			shown[i] = mask>>(i%64)&1 == 1
+			matchLen[i] = len(MatchLine(x))
+			if n := MatchLineLen(x); n != matchLen[i] {
+				t.Fatalf("MatchLineLen(%+v) = %d, want %d", x, n, matchLen[i])
+			}
+		}
+		groups, _ := h.ByFile()
+		for _, fh := range groups {
+			var b strings.Builder
+			WriteFileHits(&b, fh, h.List, shown, max(under, 0), counts)
+			if got := FileHitsSize(fh, h.List, shown, max(under, 0), counts, matchLen); got != b.Len() {
+				t.Fatalf("FileHitsSize %d, WriteFileHits wrote %d: %q", got, b.Len(), b.String())
+			}
+		}
+	})
+}
+
+func TestMatchLine(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	for _, c := range []struct {
+		x    Hit
+		want string
+	}{
+		{Hit{Line: 12, Text: "  return err "}, "12: return err"},
+		{Hit{Text: "\treturn err"}, "return err"},
+		{Hit{Line: 12345, Text: long}, "12345: " + strings.Repeat("é", HitText-8) + "…"},
+		{Hit{Text: long}, strings.Repeat("é", HitText-1) + "…"},
+	} {
+		if got := MatchLine(c.x); got != c.want || utf8.RuneCountInString(got) > HitText || MatchLineLen(c.x) != len(got) {
+			t.Errorf("MatchLine(%+v) = %q (MatchLineLen %d), want %q", c.x, got, MatchLineLen(c.x), c.want)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // The lines that name every path of a listing (or every file of a search)
@@ -58,10 +59,19 @@ func (o output) paths(count string, g pathlist.Dirs, noun string) (facts []strin
 
 // ShownPaths are the paths a listing's or a search's output shows, as its
 // summary names them (relative to cwd where under it): a listing's
-// entries, a search's files; nil for a call of another kind. What the
-// summaries keep of them is measured against these (internal/testkit/measure).
+// entries, a search's files; nil for a call of another kind. Of an output
+// that ctx-truncate grouped, those of its head and those its grouped lines
+// name (truncate.Grouped). What the summaries keep of them is measured
+// against these (internal/testkit/measure).
 func ShownPaths(c *transcript.Call, text, cwd string) []string {
 	body := outcome.Body(text)
+	if head, paths, ok := truncate.Grouped(body); ok && (c.Kind == tools.List || c.Kind == tools.Search) {
+		shown := ShownPaths(c, head, cwd)
+		for _, p := range paths {
+			shown = append(shown, shortPath(p, cwd))
+		}
+		return shown
+	}
 	switch {
 	case c.Kind == tools.List && !isTree(c, body):
 		return parseListing(body, cwd).paths

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
+	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
 // Summarizer makes the text that replaces an old tool result. Apply decides
@@ -54,6 +55,11 @@ func (s Rules) summarize(c *transcript.Call, text string) (string, output, bool)
 	}
 	if countLines(o.body) <= whole && len(o.body) <= whole*shortLine {
 		return "", o, false // short enough to keep whole
+	}
+	if _, _, grouped := truncate.Grouped(o.body); grouped {
+		// ctx-truncate kept a listing's paths or a search's files grouped,
+		// as a summary would: summarized again, they would be read as paths.
+		return "", o, false
 	}
 	f := pick(c, o.body)
 	if f == nil {

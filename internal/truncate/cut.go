@@ -287,14 +287,14 @@ func (c cut) insert(text string, kept []keptLine) string {
 // insertGrouped is what replaces the rest of a listing or a search: the
 // marker line, the kept lines and the grouped lines, each on a line of its
 // own, ending as the text it replaces did.
-func (c cut) insertGrouped(text, what string, kept []keptLine, grouped []string) string {
+func (c cut) insertGrouped(text, what string, kept []keptLine, grouped string) string {
 	mid, tail := text[c.h:c.t], text[c.t:]
 	var b strings.Builder
 	b.WriteString(c.groupedLine(text, what, len(kept)))
 	writeKept(&b, kept)
-	for _, l := range grouped {
+	if grouped != "" {
 		b.WriteByte('\n')
-		b.WriteString(l)
+		b.WriteString(grouped)
 	}
 	if tail != "" && tail[0] != '\n' || tail == "" && strings.HasSuffix(mid, "\n") {
 		b.WriteByte('\n')

@@ -2,10 +2,9 @@ package truncate
 
 import (
 	"slices"
-	"strconv"
+	"sort"
 	"strings"
 
-	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/outcome"
 	"github.com/ctxkit/ctxkit/internal/pathlist"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
@@ -125,17 +124,20 @@ func isPathList(body string) bool {
 func (s shape) from(from int) (region, bool) {
 	var g region
 	if s.hits != nil {
-		for _, x := range s.hits.List {
-			switch {
-			case x.N < from:
-			case x.File == "" && x.Line == 0:
+		list := s.hits.List
+		list = list[sort.Search(len(list), func(i int) bool { return list[i].N >= from }):]
+		for _, x := range list {
+			if x.File == "" && x.Line == 0 {
 				g.notes = append(g.notes, pathlist.Note{N: x.N, Text: x.Text}) // a complaint, a bare line
-			default:
-				g.hits = append(g.hits, x)
 			}
+		}
+		g.hits = list
+		if g.notes != nil {
+			g.hits = slices.DeleteFunc(slices.Clone(list), func(x pathlist.Hit) bool { return x.File == "" && x.Line == 0 })
 		}
 		return g, len(g.hits) > 1 && len(g.notes)*strayShare <= len(g.hits)
 	}
+	g.paths = make([]string, 0, len(s.listing.Entries))
 	for _, e := range s.listing.Entries {
 		switch {
 		case e.N < from:
@@ -166,7 +168,7 @@ func (r Rules) group(text string, total int) (string, bool) {
 		return "", false
 	}
 	body := outcome.Body(text)
-	bs := strings.Index(text, body)
+	bs := bodyStart(text, body)
 	if body == "" || bs < 0 {
 		return "", false
 	}
@@ -199,6 +201,19 @@ func (r Rules) group(text string, total int) (string, bool) {
 	return text[:c.h] + x + text[c.t:], true
 }
 
+// bodyStart is where body, the output within text's wrapper
+// (outcome.Body), starts in text: at its end (Codex's header), after the
+// wrapper's first lines (mini-swe-agent's <output>), or at its start.
+func bodyStart(text, body string) int {
+	if strings.HasSuffix(text, body) {
+		return len(text) - len(body)
+	}
+	if i := strings.Index(text, body[:min(len(body), 200)]); i >= 0 && strings.HasPrefix(text[i:], body) {
+		return i
+	}
+	return strings.Index(text, body)
+}
+
 // keepListed is what the cut of a listing or a search keeps as it is from
 // text[c.h:c.t], numbered: its notes (first is the number in text of the
 // body's first line), and the lines that matter (keep): of a listing or a
@@ -211,177 +226,4 @@ func (r Rules) keepListed(text string, c cut, g region, first int) []keptLine {
 	}
 	slices.SortStableFunc(kept, func(a, b keptLine) int { return a.n - b.n })
 	return slices.CompactFunc(kept, func(a, b keptLine) bool { return a.n == b.n })
-}
-
-// fit writes what replaces the rest of a listing or a search (the marker
-// line, the kept lines, the paths or matches grouped) with the most that
-// keeps the cut within Max: a budget in bytes for the grouped lines,
-// lowered by what the last try was over, twice as much at each try (the
-// lines that fit a budget come in steps).
-func (r Rules) fit(text string, c cut, g region, kept []keptLine) (string, bool) {
-	size := textfmt.RuneCount
-	if r.TokenMode {
-		size = r.Counter.Count
-	}
-	fixed := size(text[:c.h]) + size(text[c.t:])
-	budget := r.Max - fixed
-	if r.TokenMode {
-		budget *= 3 // about the fewest bytes a token of paths holds
-	}
-	var x string
-	for try := 0; try < 8 && budget > 0; try++ {
-		lines, what := g.lines(budget)
-		x = c.insertGrouped(text, what, kept, lines)
-		over := fixed + size(x) - r.Max
-		if over <= 0 {
-			break
-		}
-		if r.TokenMode {
-			over = over * len(x) / max(size(x), 1)
-		} else {
-			over = over * len(x) / max(textfmt.RuneCount(x), 1)
-		}
-		budget -= max(over, 1) << try
-	}
-	return x, x != ""
-}
-
-// lines are the grouped lines of a region within budget bytes, and what
-// the marker says of them.
-func (g region) lines(budget int) (lines []string, what string) {
-	if g.hits != nil {
-		return g.hitLines(budget)
-	}
-	d := notPointing(pathlist.Group(g.paths))
-	count := textfmt.Plural(d.Len(), "path", "paths") + under(d)
-	if lines = d.Lines(); pathlist.Size(lines) <= budget {
-		return lines, count + ", every one named below by directory"
-	}
-	lines, depth := d.Counted(budget)
-	by := "directory"
-	if depth >= 0 {
-		by = "their directories of the first " + textfmt.Plural(depth, "level", "levels")
-	}
-	return lines, count + ", counted below by " + by + " with " + textfmt.Int(named(lines)) + " of their names"
-}
-
-// hitLines are the lines of a search's matches within budget bytes: every
-// file with the line numbers of its matches (or their count, when the
-// numbers do not fit or the output gave none) and the text of as many
-// matches as fit, taken from each file in turn; else the files counted by
-// directory.
-func (g region) hitLines(budget int) (lines []string, what string) {
-	var files []string
-	seen := map[string]bool{}
-	numbered := true
-	for _, x := range g.hits {
-		if !seen[x.File] {
-			seen[x.File] = true
-			if x.File != "" {
-				files = append(files, x.File)
-			}
-		}
-		numbered = numbered && x.Line > 0
-	}
-	d := notPointing(pathlist.Group(files))
-	count := textfmt.Plural(len(g.hits), "match", "matches")
-	if len(files) > 0 {
-		count += " in " + textfmt.Plural(len(files), "file", "files") + under(d)
-	}
-	groups, _ := pathlist.Hits{List: g.hits}.ByFile()
-	shown := make([]bool, len(g.hits))
-	counts := !numbered
-	render := func() string {
-		var b strings.Builder
-		for _, fh := range groups {
-			pathlist.WriteFileHits(&b, fh, g.hits, shown, len(d.Under), counts)
-		}
-		return strings.TrimPrefix(b.String(), "\n")
-	}
-	s := render()
-	if len(s) > budget && !counts {
-		counts = true
-		s = render()
-	}
-	if len(s) > budget && len(files) > 0 {
-		lines, _ := d.Counted(budget)
-		return lines, count + ", the files counted below by directory with " + textfmt.Int(named(lines)) + " of their names"
-	}
-	var added []int
-	est := len(s)
-	for _, i := range inTurn(groups) {
-		x := g.hits[i]
-		cost := len(pathlist.MatchLine(x)) + 3
-		if !counts {
-			cost -= len(strconv.Itoa(x.Line)) + 2 // its number leaves its file's line
-		}
-		if est+cost <= budget {
-			shown[i] = true
-			added = append(added, i)
-			est += cost
-		}
-	}
-	for s = render(); len(s) > budget && len(added) > 0; s = render() {
-		shown[added[len(added)-1]] = false
-		added = added[:len(added)-1]
-	}
-	texts := " and the text of " + textfmt.Int(len(added)) + " of them"
-	switch {
-	case len(files) == 0:
-		what = count + ", the line number of every one below" + texts
-	case counts:
-		what = count + ", every file named below with its count of matches" + texts
-	default:
-		what = count + ", every file named below with the line numbers of its matches" + texts
-	}
-	return strings.Split(s, "\n"), what
-}
-
-// inTurn orders the matches of the files one from each file in turn: the
-// first of every file, then the second of every file, and so on.
-func inTurn(groups []*pathlist.FileHits) []int {
-	var out []int
-	for k := 0; ; k++ {
-		more := false
-		for _, fh := range groups {
-			if k < len(fh.Hits) {
-				out = append(out, fh.Hits[k])
-				more = true
-			}
-		}
-		if !more {
-			return out
-		}
-	}
-}
-
-// named counts the paths that grouped or counted lines name.
-func named(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		n += len(pathlist.Expand(l))
-	}
-	return n
-}
-
-// under is " under DIR/" for the directory every path is in.
-func under(d pathlist.Dirs) string {
-	if d.Under == "" {
-		return ""
-	}
-	return " under " + d.Under
-}
-
-// notPointing names each directory whole when the directory the paths
-// share would read as a pointer on the marker line ("call ID",
-// docs/markers.md).
-func notPointing(d pathlist.Dirs) pathlist.Dirs {
-	if !strings.Contains(d.Under, "call ") || len(marker.Refs(marker.Line("truncate", d.Under))) == 0 {
-		return d
-	}
-	for i := range d.Dirs {
-		d.Dirs[i].Path = d.Under + d.Dirs[i].Path
-	}
-	d.Under = ""
-	return d
 }

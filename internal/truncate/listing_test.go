@@ -206,3 +206,58 @@ func TestListingShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupedReadsBack: the paths a listing's or a search's cut names
+// read back (Grouped), with those of its head, are the paths or files of
+// the output it cut, every one of them when the marker says every one is
+// named; any other text is not a grouped cut.
+func TestGroupedReadsBack(t *testing.T) {
+	ctr := counter(t, tokens.Default)
+	for _, run := range listingRuns {
+		text := readListing(t, run.file)
+		r := DefaultRules()
+		r.Counter, r.Failed, r.Kind = ctr, run.exit != 0, tools.ClassifyCommand(run.command).Kind
+		out, _ := Cut(text, r)
+		head, paths, ok := Grouped(out)
+		if !ok || !strings.HasPrefix(text, head) {
+			t.Fatalf("%s: not read back (%v), or a head that is not the output's: %.200q", run.file, ok, head)
+		}
+		sh, _ := parse(r.Kind, text)
+		var want []string
+		if sh.hits != nil {
+			want = sh.hits.Files
+		} else {
+			want = sh.listing.Paths()
+		}
+		got := map[string]bool{}
+		for _, p := range paths {
+			got[strings.TrimSuffix(p, "/")] = true
+		}
+		if hs, ok := parse(r.Kind, head); ok && hs.hits != nil {
+			for _, f := range hs.hits.Files {
+				got[f] = true
+			}
+		} else if ok {
+			for _, p := range hs.listing.Paths() {
+				got[strings.TrimSuffix(p, "/")] = true
+			}
+		}
+		line, _ := marker.CutLine(out)
+		every := strings.Contains(line, "every one named") || strings.Contains(line, "every file named")
+		missing := 0
+		for _, p := range want {
+			if !got[strings.TrimSuffix(p, "/")] && !strings.Contains(head, p) {
+				missing++
+			}
+		}
+		if every && missing > 0 || len(want) > 0 && missing == len(want) {
+			t.Errorf("%s: %d of %d paths not read back (%s)", run.file, missing, len(want), line)
+		}
+	}
+	for _, text := range []string{"a\nb\n", readLog(t, "go-test.log"), numbered(40, "line %d")} {
+		cut, _ := Cut(text, small())
+		if _, _, ok := Grouped(cut); ok {
+			t.Errorf("a log's cut read as a listing's: %.100q", cut)
+		}
+	}
+}

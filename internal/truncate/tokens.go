@@ -36,5 +36,8 @@ func fewerTokens(c tokens.Counter, text, head, mid, x, tail string, strict bool)
 	if strict {
 		cut++
 	}
-	return tokens.AtLeast(c, head[p:]+mid+tail[:q], cut)
+	if tokens.MinTokens(mid, cut) >= cut {
+		return true // a grouped listing: its lines are fewer tokens than the paths they name
+	}
+	return tokens.AtLeast(c, text[p:len(head)+len(mid)+q], cut) // head[p:]+mid+tail[:q], not copied
 }

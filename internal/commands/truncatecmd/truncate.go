@@ -33,6 +33,12 @@ output of a failed call (a non-zero exit code, marked as an error, or an Error: 
 keeps every error line. A cut that would not make a result shorter, or would give it more
 tokens, is not made.
 
+A listing or a search (ls, find, rg --files, git ls-files, grep, rg; Glob and Grep with
+--tools) keeps its head and, after a marker line that says so ("… grouped here: 347 paths,
+every one named below by directory; …"), every path of the rest grouped by directory
+(net/http/fcgi/{fcgi.go, child.go, fcgi_test.go}) and every file with the line numbers of
+its matches (store.go: 3, 12-14), within --max-chars, or the directories counted.
+
 Which results: those of shell tools (any call with a command line: Bash, exec_command, shell,
 run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default; --tools NAME,... names the tools instead, --all
 takes every tool. Never cut: results of edits and writes, results that a ctx-* filter already
