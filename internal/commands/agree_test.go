@@ -62,7 +62,7 @@ func TestReportsAgree(t *testing.T) {
 				}
 			}
 			seen = seen.add(got["ctx-count"])
-			agreeOnReads(t, path, cr.FilesRead, page.Timeline)
+			agreeOnReads(t, changelog.Analyze(tr, path, changelog.Options{}), cr.FilesRead, page.Timeline)
 			agreeOnChanges(t, ch, page.Timeline)
 		})
 	}
@@ -110,8 +110,9 @@ func toolEnds(ts []count.Tool, r count.Report) ends {
 }
 
 // agreeOnReads checks the reads of each file: ctx-count's files read, the
-// page's reads, and ctx-changelog's timeline of each file (--file).
-func agreeOnReads(t *testing.T, path string, fr []count.FileRead, tl []sessionpage.Call) {
+// page's reads, and ctx-changelog's timeline of each file (what --file
+// prints, made from one reading of the transcript).
+func agreeOnReads(t *testing.T, h *changelog.History, fr []count.FileRead, tl []sessionpage.Call) {
 	t.Helper()
 	fromCount := map[string]int{}
 	for _, f := range fr {
@@ -127,8 +128,10 @@ func agreeOnReads(t *testing.T, path string, fr []count.FileRead, tl []sessionpa
 		t.Errorf("reads per file: ctx-count %v, the page %v", fromCount, fromPage)
 	}
 	for _, p := range slices.Sorted(maps.Keys(fromCount)) {
-		var timeline changelog.Report
-		runJSON(t, changelogcmd.Command, &timeline, "--file", p, path)
+		timeline, err := changelog.NewTimeline([]*changelog.History{h}, p, changelog.ReportOptions{})
+		if err != nil {
+			t.Fatalf("ctx-changelog --file %s: %v", p, err)
+		}
 		if n := timeline.Totals.Reads; n != fromCount[p] {
 			t.Errorf("reads of %s: ctx-changelog --file %d, ctx-count %d", p, n, fromCount[p])
 		}

@@ -72,7 +72,7 @@ func TestLoopDenied(t *testing.T) {
 				t.Errorf("the transcript holds %d calls, want 8", len(tr.Calls))
 			}
 			report, err := exec.Command(filepath.Join(tools(t), "ctx-loops"), path).Output()
-			if err != nil || !strings.Contains(string(report), ", 2 calls, 2 failed, 6 denied; ") {
+			if err != nil || !strings.Contains(string(report), ", 8 calls, 2 failed, 6 denied; ") {
 				t.Errorf("ctx-loops on the session: %v\n%s", stderrOf(err), report)
 			}
 			everyTool(t, tools(t), path)

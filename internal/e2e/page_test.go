@@ -195,8 +195,8 @@ func ctxCount(t *testing.T, bin, dir string, args ...string) {
 func checkCounts(t *testing.T, tr *transcript.Transcript, w drawn) {
 	t.Helper()
 	requests := min(len(tr.Turns()), sessionpage.MaxColumns)
-	if len(tr.Calls) <= sessionpage.MaxColumns && w.Calls != len(tr.Calls) {
-		t.Errorf("the timeline has %d calls, the transcript %d", w.Calls, len(tr.Calls))
+	if calls := tr.Tally().Calls; calls <= sessionpage.MaxColumns && w.Calls != calls {
+		t.Errorf("the timeline has %d calls, the transcript %d", w.Calls, calls)
 	}
 	for _, n := range w.Cost {
 		if n != requests {

@@ -240,7 +240,7 @@ type Call struct {
 	// Path is the file a read read (transcript.Reads); "" for any other
 	// call.
 	Path   string
-	Tokens int // its results
+	Tokens int // of all its results
 	// Status is how it ended: "ok", "failed", "denied", "cancelled" or
 	// "no result" (outcome.End).
 	Status string
