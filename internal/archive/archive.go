@@ -25,6 +25,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
@@ -50,21 +51,18 @@ var (
 const busyTimeout = 60_000 // ms
 
 // Open opens the archive at path for writing, creating it and its directory
-// when absent and bringing its schema up to date.
+// when absent and bringing its schema up to date. A new archive, and the directories made for it, are the user's alone
+// (safefile.PrivateFile, PrivateDir): it holds whole tool outputs. SQLite
+// gives its -wal and -shm files the database's mode.
 func Open(path string) (*Archive, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
-		}
-	}
 	// SQLite says only "unable to open database file" of a directory or a
 	// file the user may not write: the system says why.
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory, not an archive", path)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := safefile.OpenPrivate(path, os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("%s: %w", path, errors.Unwrap(err)) // the reason alone, after the archive's name
 	}
 	f.Close()
 	// A run's transaction is large: a 64 MiB page cache keeps it from

@@ -43,10 +43,11 @@ func filters() map[string]func(*transcript.Transcript) stats.Report {
 	copts := compact.Defaults(ctr)
 	copts.Handle = marker.Citation
 	cf := must(compact.New(copts))
+	df, dfAll := must(dedupe.New(dopts)), must(dedupe.New(all))
 	return map[string]func(*transcript.Transcript) stats.Report{
 		"truncate":         must(truncate.New(truncate.Options{Rules: rules, Handle: marker.Citation})).Apply,
-		"dedupe":           must(dedupe.New(dopts)).Apply,
-		"dedupe-all":       must(dedupe.New(all)).Apply,
+		"dedupe":           func(t *transcript.Transcript) stats.Report { return df.Apply(t).Stats() },
+		"dedupe-all":       func(t *transcript.Transcript) stats.Report { return dfAll.Apply(t).Stats() },
 		"summarize":        sum(lowered),
 		"summarize-clear":  sum(cleared),
 		"summarize-budget": sum(budget),

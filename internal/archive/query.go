@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -85,8 +87,15 @@ var ErrAmbiguous = errors.New("ambiguous id")
 // are the same text (a resumed session repeats its history), or session
 // narrows it.
 func (a *Archive) Get(id, session string) (Record, error) {
+	return a.GetContext(context.Background(), id, session)
+}
+
+// GetContext is Get, stopped when ctx is done (SQLite interrupted): the
+// error is then ctx's, wrapped.
+func (a *Archive) GetContext(ctx context.Context, id, session string) (rec Record, err error) {
+	defer a.stopped(ctx, &err)
 	where, args := Query{ID: id, Session: session}.where(1)
-	rows, err := a.db.Query(`SELECT e.id, e.session, o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id`+where+
+	rows, err := a.db.QueryContext(ctx, `SELECT e.id, e.session, o.sha256 FROM executions e JOIN outputs o ON o.id = e.output_id`+where+
 		` ORDER BY e.id LIMIT 101`, args...)
 	if err != nil {
 		return Record{}, a.wrap(err)
@@ -119,7 +128,7 @@ func (a *Archive) Get(id, session string) (Record, error) {
 		return Record{}, fmt.Errorf("%s: %w %q: %d executions in sessions %s have it; choose one with the session",
 			a.path, ErrAmbiguous, id, len(sessions), strings.Join(sessions, ", "))
 	}
-	recs, _, err := a.records([]int64{first}, true)
+	recs, _, err := a.records(ctx, []int64{first}, true)
 	if err != nil {
 		return Record{}, err
 	}
@@ -127,7 +136,12 @@ func (a *Archive) Get(id, session string) (Record, error) {
 }
 
 // Find runs a query.
-func (a *Archive) Find(q Query) (Page, error) {
+func (a *Archive) Find(q Query) (Page, error) { return a.FindContext(context.Background(), q) }
+
+// FindContext is Find, stopped when ctx is done (SQLite interrupted): the
+// error is then ctx's, wrapped. A server bounds a query's time so.
+func (a *Archive) FindContext(ctx context.Context, q Query) (p Page, err error) {
+	defer a.stopped(ctx, &err)
 	limit := q.Limit
 	switch {
 	case limit <= 0:
@@ -138,7 +152,6 @@ func (a *Archive) Find(q Query) (Page, error) {
 	// The ids of the page, in order, then their records: the ranking
 	// carries no columns, and only the page's outputs are read.
 	var ids []int64
-	var p Page
 	var fts string
 	if q.Text != "" {
 		var err error
@@ -146,7 +159,7 @@ func (a *Archive) Find(q Query) (Page, error) {
 			return Page{}, err
 		}
 		where, args := q.where(2) // ?1 is the full-text query
-		if p.Total, ids, err = a.match(fts, and(where, notCopy), args, limit); err != nil {
+		if p.Total, ids, err = a.match(ctx, fts, and(where, notCopy), args, limit); err != nil {
 			return Page{}, a.queryError(err)
 		}
 	} else {
@@ -154,13 +167,13 @@ func (a *Archive) Find(q Query) (Page, error) {
 		// few and found by their empty call id, are taken off after).
 		where, args := q.where(1)
 		var copies int
-		err := a.db.QueryRow(`SELECT count(*) FROM executions e`+where, args...).Scan(&p.Total)
+		err := a.db.QueryRowContext(ctx, `SELECT count(*) FROM executions e`+where, args...).Scan(&p.Total)
 		if err == nil {
-			err = a.db.QueryRow(`SELECT count(*) FROM executions e`+and(where, isCopy), args...).Scan(&copies)
+			err = a.db.QueryRowContext(ctx, `SELECT count(*) FROM executions e`+and(where, isCopy), args...).Scan(&copies)
 			p.Total -= copies
 		}
 		if err == nil {
-			ids, _, err = a.ids(`SELECT e.id, 0 FROM executions e`+and(where, notCopy)+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
+			ids, _, err = a.ids(ctx, `SELECT e.id, 0 FROM executions e`+and(where, notCopy)+fmt.Sprintf(` ORDER BY e.time DESC, e.id DESC LIMIT ?%d`, len(args)+1),
 				append(args, limit))
 		}
 		if err != nil {
@@ -168,18 +181,25 @@ func (a *Archive) Find(q Query) (Page, error) {
 		}
 	}
 	var outputIDs []int64
-	var err error
-	if p.Records, outputIDs, err = a.records(ids, q.IncludeOutput); err != nil {
+	if p.Records, outputIDs, err = a.records(ctx, ids, q.IncludeOutput); err != nil {
 		return Page{}, err
 	}
 	if fts != "" {
 		for i := range p.Records {
-			if p.Records[i].Snippet, err = a.snippet(fts, outputIDs[i], ids[i]); err != nil {
+			if p.Records[i].Snippet, err = a.snippet(ctx, fts, outputIDs[i], ids[i]); err != nil {
 				return Page{}, a.wrap(err)
 			}
 		}
 	}
 	return p, nil
+}
+
+// stopped makes a query's error ctx's when ctx is done: SQLite then says
+// only "interrupted".
+func (a *Archive) stopped(ctx context.Context, err *error) {
+	if *err != nil && ctx.Err() != nil {
+		*err = fmt.Errorf("%s: %w", a.path, ctx.Err())
+	}
 }
 
 // where is the query's filters as SQL over executions e, with their
@@ -279,8 +299,8 @@ var ErrBadQuery = errors.New("bad query")
 // the ids of their outputs. Every output read, whole or for its preview, is
 // checked against the SHA-256 stored with it: a record never shows bytes
 // that are not the tool's.
-func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, error) {
-	stmt, err := a.db.Prepare(`SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
+func (a *Archive) records(ctx context.Context, ids []int64, withOutput bool) ([]Record, []int64, error) {
+	stmt, err := a.db.PrepareContext(ctx, `SELECT e.handle, e.call_id, e.session, e.tool, e.kind, c.args, c.args_json, e.path,
 		e.range_start, e.range_end, e.range_last, c.command, c.target, c.intent, e.time, e.failed, e.exit_code, o.sha256,
 		o.bytes, o.chars, o.lines, o.tokens, e.format, e.cwd, o.text, e.output_id
 		FROM executions e JOIN outputs o ON o.id = e.output_id JOIN calls c ON c.id = e.id WHERE e.id = ?`)
@@ -291,7 +311,7 @@ func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, erro
 	recs := make([]Record, len(ids))
 	outputIDs := make([]int64, len(ids))
 	for i, id := range ids {
-		if recs[i], err = scanRecord(stmt.QueryRow(id), withOutput, &outputIDs[i]); err != nil {
+		if recs[i], err = scanRecord(stmt.QueryRowContext(ctx, id), withOutput, &outputIDs[i]); err != nil {
 			if errors.Is(err, errMismatch) {
 				return nil, nil, fmt.Errorf("%s: %w: the output of %s does not match the SHA-256 stored with it", a.path, ErrCorrupt, recs[i].ID)
 			}
@@ -306,8 +326,8 @@ func (a *Archive) records(ids []int64, withOutput bool) ([]Record, []int64, erro
 var errMismatch = errors.New("output does not match its SHA-256")
 
 // ids runs a query of execution ids and their scores.
-func (a *Archive) ids(query string, args []any) (ids []int64, scores []float64, err error) {
-	rows, err := a.db.Query(query, args...)
+func (a *Archive) ids(ctx context.Context, query string, args []any) (ids []int64, scores []float64, err error) {
+	rows, err := a.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,14 +349,14 @@ func (a *Archive) ids(query string, args []any) (ids []int64, scores []float64, 
 // (bm25: lower is better), and the best limit of all are among the best
 // limit of each: two ranked queries, merged here, cost less than ranking
 // their union.
-func (a *Archive) match(fts, where string, args []any, limit int) (total int, ids []int64, err error) {
+func (a *Archive) match(ctx context.Context, fts, where string, args []any, limit int) (total int, ids []int64, err error) {
 	and := strings.Replace(where, " WHERE ", " AND ", 1)
 	all := append([]any{fts}, args...)
 	byOutput := ` FROM outputs_fts JOIN executions e ON e.output_id = outputs_fts.rowid WHERE outputs_fts MATCH ?1` + and
 	byCommand := ` FROM commands_fts JOIN executions e ON e.id = commands_fts.rowid WHERE commands_fts MATCH ?1` + and
 	// Counted without ranking; a command match whose output matches too
 	// is counted once.
-	err = a.db.QueryRow(`SELECT (SELECT count(*)`+byOutput+`) + (SELECT count(*)`+byCommand+`
+	err = a.db.QueryRowContext(ctx, `SELECT (SELECT count(*)`+byOutput+`) + (SELECT count(*)`+byCommand+`
 		AND e.output_id NOT IN (SELECT rowid FROM outputs_fts WHERE outputs_fts MATCH ?1))`, all...).Scan(&total)
 	if err != nil || total == 0 {
 		return total, nil, err
@@ -347,7 +367,7 @@ func (a *Archive) match(fts, where string, args []any, limit int) (total int, id
 		`SELECT e.id, outputs_fts.rank` + byOutput + ` ORDER BY outputs_fts.rank` + lim,
 		`SELECT e.id, commands_fts.rank` + byCommand + ` ORDER BY commands_fts.rank` + lim,
 	} {
-		found, scores, err := a.ids(q, append(all, limit))
+		found, scores, err := a.ids(ctx, q, append(all, limit))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -428,12 +448,12 @@ func Preview(text string) string {
 
 // snippet is where the full-text query matched: in the output, else in the
 // command.
-func (a *Archive) snippet(fts string, outputID, execID int64) (string, error) {
+func (a *Archive) snippet(ctx context.Context, fts string, outputID, execID int64) (string, error) {
 	var s string
-	err := a.db.QueryRow(`SELECT snippet(outputs_fts, 0, '**', '**', '…', 24) FROM outputs_fts
+	err := a.db.QueryRowContext(ctx, `SELECT snippet(outputs_fts, 0, '**', '**', '…', 24) FROM outputs_fts
 		WHERE outputs_fts MATCH ? AND rowid = ?`, fts, outputID).Scan(&s)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = a.db.QueryRow(`SELECT snippet(commands_fts, -1, '**', '**', '…', 24) FROM commands_fts
+		err = a.db.QueryRowContext(ctx, `SELECT snippet(commands_fts, -1, '**', '**', '…', 24) FROM commands_fts
 			WHERE commands_fts MATCH ? AND rowid = ?`, fts, execID).Scan(&s)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
@@ -448,11 +468,50 @@ func (a *Archive) snippet(fts string, outputID, execID int64) (string, error) {
 // Any other character is taken literally, so that a path or an error
 // message can be pasted as it is; a NUL separates words, as a space does.
 func FTSQuery(text string) (string, error) {
-	type term struct {
-		s  string
-		op bool
+	terms, err := ftsTerms(text)
+	if err != nil {
+		return "", err
 	}
-	var terms []term
+	var out []string
+	ops := 0
+	for i, t := range terms {
+		// An operator needs a word on each side; else it is a word.
+		if t.op && (i == 0 || i == len(terms)-1 || terms[i-1].op || terms[i+1].op) {
+			t.s, t.op = quote(t.s), false
+		}
+		if t.op {
+			ops++
+		}
+		out = append(out, t.s)
+	}
+	if ops == 0 {
+		// Every word must match: a word said twice asks nothing more.
+		seen := map[string]bool{}
+		out = slices.DeleteFunc(out, func(s string) bool {
+			dup := seen[s]
+			seen[s] = true
+			return dup
+		})
+	}
+	if words := len(out) - ops; words > MaxTerms {
+		return "", fmt.Errorf("%w: %d words, more than the %d a query holds: keep those that tell the output apart, or quote a pasted message (\"...\"), which is one", ErrBadQuery, words, MaxTerms)
+	}
+	if len(out) == 0 {
+		return "", fmt.Errorf("%w: no words", ErrBadQuery)
+	}
+	return strings.Join(out, " "), nil
+}
+
+// ftsTerm is a word, a phrase or a prefix of a query, quoted for FTS5, or
+// an operator.
+type ftsTerm struct {
+	s  string
+	op bool
+}
+
+// ftsTerms splits a query's text into its terms.
+func ftsTerms(text string) ([]ftsTerm, error) {
+	var terms []ftsTerm
 	// SQLite's parser ends a query at a NUL, which the tokenizer reads as
 	// a space anyway.
 	rest := strings.TrimSpace(strings.ReplaceAll(text, "\x00", " "))
@@ -460,9 +519,9 @@ func FTSQuery(text string) (string, error) {
 		if rest[0] == '"' {
 			end := strings.IndexByte(rest[1:], '"')
 			if end < 0 {
-				return "", fmt.Errorf("%w: unclosed quote in %q", ErrBadQuery, text)
+				return nil, fmt.Errorf("%w: unclosed quote in %q", ErrBadQuery, text)
 			}
-			terms = append(terms, term{s: quote(rest[1 : end+1])})
+			terms = append(terms, ftsTerm{s: quote(rest[1 : end+1])})
 			rest = strings.TrimSpace(rest[end+2:])
 			continue
 		}
@@ -474,26 +533,20 @@ func FTSQuery(text string) (string, error) {
 		rest = strings.TrimSpace(rest[i:])
 		switch {
 		case word == "OR" || word == "AND" || word == "NOT":
-			terms = append(terms, term{s: word, op: true})
+			terms = append(terms, ftsTerm{s: word, op: true})
 		case strings.HasSuffix(word, "*") && len(word) > 1:
-			terms = append(terms, term{s: quote(strings.TrimSuffix(word, "*")) + "*"})
+			terms = append(terms, ftsTerm{s: quote(strings.TrimSuffix(word, "*")) + "*"})
 		default:
-			terms = append(terms, term{s: quote(word)})
+			terms = append(terms, ftsTerm{s: quote(word)})
 		}
 	}
-	var out []string
-	for i, t := range terms {
-		// An operator needs a word on each side; else it is a word.
-		if t.op && (i == 0 || i == len(terms)-1 || terms[i-1].op || terms[i+1].op) {
-			t.s = quote(t.s)
-		}
-		out = append(out, t.s)
-	}
-	if len(out) == 0 {
-		return "", fmt.Errorf("%w: no words", ErrBadQuery)
-	}
-	return strings.Join(out, " "), nil
+	return terms, nil
 }
+
+// MaxTerms is the most words and phrases a query holds, a word repeated
+// counted once: the time of a search grows with the square of its words
+// (FTS5's snippet: 500 of them took 21 s), and no search needs many.
+const MaxTerms = 64
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -31,16 +32,46 @@ var Version string
 
 // version is what --version prints: Version, else the main module's version
 // as the go command stamped it (v1.2.3 from go install ...@v1.2.3, a
-// pseudo-version from go build in a checkout), else "dev".
+// pseudo-version from go build in a checkout), else the pseudo-version of
+// the commit it was built from, where the build info has it (a go older
+// than 1.24 stamps the commit, not the version), else "(devel)", as go
+// version -m says of a build that states neither.
 func version(set string, buildInfo func() (*debug.BuildInfo, bool)) string {
 	if set != "" {
 		return set
 	}
-	if info, ok := buildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
+	info, ok := buildInfo()
+	if !ok {
+		return devel
 	}
-	return "dev"
+	if v := info.Main.Version; v != "" && v != devel {
+		return v
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	when, err := time.Parse(time.RFC3339, at)
+	if len(rev) < 12 || err != nil {
+		return devel
+	}
+	v := "v0.0.0-" + when.UTC().Format("20060102150405") + "-" + rev[:12]
+	if dirty {
+		v += "+dirty"
+	}
+	return v
 }
+
+// devel is the version of a build that states none.
+const devel = "(devel)"
 
 // Command describes one binary.
 type Command struct {
@@ -149,18 +180,22 @@ func Run(cmd Command, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	if slices.Contains(cmd.Flags, ucli.Flag(ArchiveFlag)) {
 		files += archiveHelp
 	}
+	page := cmd
+	page.Description = cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesOf(cmd) + cmd.MoreExitCodes
+	v := version(Version, debug.ReadBuildInfo)
 	app := &ucli.App{
-		Name:            cmd.Name,
-		Usage:           cmd.Usage,
-		ArgsUsage:       cmd.ArgsUsage,
-		UsageText:       cmd.Name + " [flags] " + cmd.ArgsUsage,
-		Description:     cmd.Description + files + eachLineHelpOf(cmd.Flags) + exitCodesOf(cmd) + cmd.MoreExitCodes,
-		Version:         version(Version, debug.ReadBuildInfo),
-		Flags:           cmd.Flags,
-		HideHelpCommand: true,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
+		Name:                  cmd.Name,
+		Usage:                 cmd.Usage,
+		ArgsUsage:             cmd.ArgsUsage,
+		UsageText:             cmd.Name + " [flags] " + cmd.ArgsUsage,
+		Description:           page.Description,
+		CustomAppHelpTemplate: helpTemplate(helpPage(page, cmd.Name, v, append(slices.Clip(cmd.Flags), ucli.HelpFlag, ucli.VersionFlag))),
+		Version:               v,
+		Flags:                 cmd.Flags,
+		HideHelpCommand:       true,
+		Reader:                stdin,
+		Writer:                stdout,
+		ErrWriter:             stderr,
 		// urfave/cli prints usage errors to stdout and exits inside Run
 		// unless told otherwise: route both through here.
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
@@ -232,13 +267,16 @@ func subcommand(name string, sub Command, env *Env, actionErr *error) *ucli.Comm
 	if strings.Contains(sub.ArgsUsage, "FILE") {
 		files = filesHelp(sub.Flags)
 	}
+	page := sub
+	page.Description = sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes
 	return &ucli.Command{
-		Name:        sub.Name,
-		Usage:       sub.Usage,
-		ArgsUsage:   sub.ArgsUsage,
-		UsageText:   name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
-		Description: sub.Description + files + eachLineHelpOf(sub.Flags) + exitCodesOf(sub) + sub.MoreExitCodes,
-		Flags:       sub.Flags,
+		Name:               sub.Name,
+		Usage:              sub.Usage,
+		ArgsUsage:          sub.ArgsUsage,
+		UsageText:          name + " " + sub.Name + " [flags] " + sub.ArgsUsage,
+		Description:        page.Description,
+		CustomHelpTemplate: helpTemplate(helpPage(page, name+" "+sub.Name, "", append(slices.Clip(sub.Flags), ucli.HelpFlag))),
+		Flags:              sub.Flags,
 		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
 			return usageError{err}
 		},

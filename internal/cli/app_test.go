@@ -32,6 +32,12 @@ func TestVersion(t *testing.T) {
 		}
 	}
 	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	vcs := func(at, rev, modified string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/ctxkit/ctxkit", Version: "(devel)"}, Settings: []debug.BuildSetting{
+				{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.time", Value: at}, {Key: "vcs.modified", Value: modified}}}, true
+		}
+	}
 	cases := []struct {
 		name, set string
 		info      func() (*debug.BuildInfo, bool)
@@ -39,8 +45,11 @@ func TestVersion(t *testing.T) {
 	}{
 		{"go install @v1.2.3", "", built("v1.2.3"), "v1.2.3"},
 		{"go build in a checkout", "", built("v0.0.0-20260101120000-abcdef123456+dirty"), "v0.0.0-20260101120000-abcdef123456+dirty"},
-		{"go run, no version stamped", "", built("(devel)"), "dev"},
-		{"no build info", "", none, "dev"},
+		{"go run, no version stamped", "", built("(devel)"), "(devel)"},
+		{"no build info", "", none, "(devel)"},
+		{"go 1.23 in a checkout: the commit alone", "", vcs("2026-05-11T13:28:45+02:00", "0123456789abcdef0123", "true"), "v0.0.0-20260511112845-0123456789ab+dirty"},
+		{"the commit, clean", "", vcs("2026-05-11T13:28:45Z", "0123456789abcdef0123", "false"), "v0.0.0-20260511132845-0123456789ab"},
+		{"a commit without its time", "", vcs("", "0123456789abcdef0123", "false"), "(devel)"},
 		{"-ldflags -X", "v9.9.9", built("v1.2.3"), "v9.9.9"},
 	}
 	for _, c := range cases {

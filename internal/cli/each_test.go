@@ -19,7 +19,7 @@ func TestEachParallelLetsGo(t *testing.T) {
 	var srcs []Source
 	for i := range n {
 		name := filepath.Join(dir, fmt.Sprintf("%02d.jsonl", i))
-		if err := os.WriteFile(name, bytes.Repeat([]byte("x"), 64<<10), 0o666); err != nil {
+		if err := os.WriteFile(name, bytes.Repeat([]byte("{}\n"), 64<<10/3), 0o666); err != nil {
 			t.Fatal(err)
 		}
 		srcs = append(srcs, Source{Name: name, size: 64 << 10})

@@ -78,6 +78,9 @@ type line struct {
 	seq  int    // 0-based, among the lines of every input
 	data []byte // without its newline
 	err  error  // the input could not be read here
+	// unterminated says the line is its input's last and has no newline:
+	// after a line before it, one an agent may still be writing.
+	unterminated bool
 }
 
 // EachLine runs do over every line of the inputs (stdin, FILEs, the
@@ -116,6 +119,9 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 		note string
 		err  error
 		rec  *lineError
+		// unfinished is the warning on a last line still being written,
+		// which gives no line.
+		unfinished string
 
 		where string // the line, for its note
 	}
@@ -130,6 +136,10 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 		in := LineInput{Src: l.src, Name: l.src.Display(), Line: l.num, Seq: l.seq, Data: l.data}
 		r.where = in.Where()
 		t, err := parse(l.data, opts, in.Name, l.num)
+		if err != nil && l.unterminated && l.num > 1 && transcript.StillWriting(l.data) {
+			r.unfinished = in.Where() + ": the last line is unfinished (no newline, not JSON): the input is still being written; read the lines before it"
+			return r
+		}
 		if err == nil {
 			r.out, r.note, err = do(t, in)
 		}
@@ -141,6 +151,10 @@ func (e *Env) EachLine(do func(t *transcript.Transcript, in LineInput) (out []by
 	}
 	done := func(r result) error {
 		defer bar.add(r.size) // after its lines on stderr: above the bar, not after it is gone
+		if r.unfinished != "" {
+			e.Warn("%s", r.unfinished)
+			return nil
+		}
 		if r.rec != nil {
 			rec, err := MarshalLine(r.rec)
 			if err != nil {
@@ -214,7 +228,7 @@ func (lr *lineReader) next() (line, bool) {
 			}
 		}
 		s := lr.srcs[0]
-		data, err := lr.r.ReadBytes('\n')
+		data, err := readLine(lr.r, maxLine)
 		if len(data) > 0 && data[len(data)-1] == '\n' {
 			data = data[:len(data)-1]
 		}
@@ -230,7 +244,24 @@ func (lr *lineReader) next() (line, bool) {
 		}
 		lr.num++
 		lr.seq++
-		return line{src: s, num: lr.num, seq: lr.seq - 1, data: data}, true
+		return line{src: s, num: lr.num, seq: lr.seq - 1, data: data, unterminated: err != nil}, true
+	}
+}
+
+// readLine reads a line and its newline, as ReadBytes does, up to max
+// bytes before the newline: a longer line is an error, and the source is
+// read no further (it may never end a line).
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max+1 || len(line)+len(chunk) == max+1 && chunk[len(chunk)-1] != '\n' {
+			return nil, errors.New(transcript.LongLine(max))
+		}
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
 	}
 }
 

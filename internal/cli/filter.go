@@ -96,6 +96,12 @@ func Filter[R filter.Report](e *Env, f filter.Filter[R], note func(r R, where st
 	several := Several(srcs)
 	files := safefile.NewWriter()
 	return e.Each(srcs, func(in Input) error {
+		if dest.inPlace && in.Unfinished > 0 {
+			// The agent goes on writing to the file it has open: a file
+			// renamed over it would lose what it writes next.
+			return Failf("%s:%d: the last line is unfinished (no newline, not JSON): the session is still being written, and -i leaves it as it is",
+				in.Display(), in.Unfinished)
+		}
 		t, err := e.Load(in)
 		if err != nil {
 			return err

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +15,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/safefile"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/tools"
 	"github.com/ctxkit/ctxkit/internal/transcript"
@@ -44,7 +47,33 @@ func (s Source) Display() string {
 // Input is a source, read.
 type Input struct {
 	Source
+	// Data is the transcript: the input's complete lines when its last
+	// line is still being written (Unfinished).
 	Data []byte
+	// Unfinished is the line, 1-based, that an agent was still writing at
+	// the end of the input, left out of Data (transcript.Unfinished); 0
+	// for none.
+	Unfinished int
+}
+
+// complete leaves out of an input the last line that an agent is still
+// writing, if it has one: every command reads, and every filter writes,
+// the session so far.
+func complete(in Input) Input {
+	at := transcript.Unfinished(in.Data)
+	if at < 0 {
+		return in
+	}
+	in.Unfinished = bytes.Count(in.Data[:at], []byte{'\n'}) + 1
+	in.Data = in.Data[:at]
+	return in
+}
+
+// unfinishedNote is the warning of an input whose last line was still
+// being written.
+func (in Input) unfinishedNote() string {
+	return fmt.Sprintf("%s:%d: the last line is unfinished (no newline, not JSON): the session is still being written; read the %s before it",
+		in.Display(), in.Unfinished, textfmt.Plural(in.Unfinished-1, "line", "lines"))
 }
 
 // transcriptExts are the names a directory walk takes: Claude Code and Codex
@@ -158,39 +187,72 @@ func isTranscriptName(d fs.DirEntry) bool {
 	return false
 }
 
-// read reads one source.
+// read reads one source, a transcript: one that cannot be, by its first
+// bytes or a line longer than transcript.MaxLine, fails as soon as that
+// shows, and is not read on (a device, an endless pipe).
 func (e *Env) read(s Source) (Input, error) {
-	if s.Name == "-" {
-		data, err := readAll(e.Stdin)
+	r := e.Stdin
+	if s.Name != "-" {
+		f, err := os.Open(s.Name)
 		if err != nil {
-			return Input{}, Failf("<stdin>: %v", err)
+			return Input{}, safefile.PathError(s.Name, err)
 		}
-		return Input{Source: s, Data: data}, nil
+		defer f.Close()
+		r = f
 	}
-	data, err := os.ReadFile(s.Name)
-	if err != nil {
+	data, err := readAll(r, transcript.NewStream(maxLine))
+	var se *transcript.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return Input{}, Failf("%s:%v", s.Display(), err)
+	case err != nil && s.Name == "-":
+		return Input{}, Failf("<stdin>: %v", err)
+	case err != nil:
 		return Input{}, safefile.PathError(s.Name, err)
 	}
 	return Input{Source: s, Data: data}, nil
 }
 
-// ReadFile reads a file named by a flag (--before).
+// maxLine is the longest line read: transcript.MaxLine, less in a test.
+var maxLine = transcript.MaxLine
+
+// ReadFile reads a transcript named by a flag (--before): its complete
+// lines, with a warning when its last line is still being written.
 func (e *Env) ReadFile(name string) (Input, error) {
-	return e.read(Source{Name: name})
+	in, err := e.read(Source{Name: name})
+	if err != nil {
+		return in, err
+	}
+	if in = complete(in); in.Unfinished > 0 {
+		e.Warn("%s", in.unfinishedNote())
+	}
+	return in, nil
+}
+
+// readSmall reads what is not a transcript (a hook's payload, a price
+// file) whole, up to maxLine bytes: past them it is an error that calls it
+// what, and nothing more is read (an endless stdin, a device).
+func readSmall(r io.Reader, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxLine)+1))
+	if err == nil && len(data) > maxLine {
+		err = fmt.Errorf("a %s of more than %s bytes, the most read", what, textfmt.Int(maxLine))
+	}
+	return data, err
 }
 
 // readAll reads r to its end, as fast as os.ReadFile reads a file: stdin is
-// the toolkit's main input. A regular file on stdin (< FILE) is read into a
-// buffer of its size; a pipe in chunks that double in size up to chunkMax,
-// joined once at the end. io.ReadAll instead grows one buffer a quarter at
-// a time from 512 bytes, copying 100 MB some forty times over and faulting
-// in the fresh memory each time: 2.5 times as slow as a file.
-func readAll(r io.Reader) ([]byte, error) {
+// the toolkit's main input. A regular file (a FILE, or < FILE) is read into
+// a buffer of its size; a pipe in chunks that double in size up to
+// chunkMax, joined once at the end. io.ReadAll instead grows one buffer a
+// quarter at a time from 512 bytes, copying 100 MB some forty times over
+// and faulting in the fresh memory each time: 2.5 times as slow as a file.
+// Each read is checked by check as it comes, and its error ends the read.
+func readAll(r io.Reader, check *transcript.Stream) ([]byte, error) {
 	if f, ok := r.(*os.File); ok {
 		st, err := f.Stat()
 		if err == nil && st.Mode().IsRegular() {
 			if off, err := f.Seek(0, io.SeekCurrent); err == nil && st.Size() >= off {
-				return readSized(f, st.Size()-off)
+				return readSized(f, st.Size()-off, check)
 			}
 		}
 		if err == nil && st.Mode()&os.ModeNamedPipe != 0 {
@@ -205,6 +267,9 @@ func readAll(r io.Reader) ([]byte, error) {
 		n, err := io.ReadFull(r, chunk)
 		chunks = append(chunks, chunk[:n])
 		total += n
+		if cerr := check.Check(chunk[:n]); cerr != nil {
+			return nil, cerr
+		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break
 		}
@@ -241,12 +306,19 @@ const (
 )
 
 // readSized reads a file of the given size from where it stands, and what
-// was appended to it since it was measured.
-func readSized(r io.Reader, size int64) ([]byte, error) {
+// was appended to it since it was measured, each read checked by check:
+// the first is small, so that a file that is no transcript fails before it
+// is read whole.
+func readSized(r io.Reader, size int64, check *transcript.Stream) ([]byte, error) {
 	data := make([]byte, 0, size+1) // one more: the read that finds the end
+	limit := chunkMin
 	for {
-		n, err := r.Read(data[len(data):cap(data)])
+		n, err := r.Read(data[len(data):min(cap(data), len(data)+limit)])
+		if cerr := check.Check(data[len(data) : len(data)+n]); cerr != nil {
+			return nil, cerr
+		}
 		data = data[:len(data)+n]
+		limit = cap(data)
 		if err == io.EOF {
 			return data, nil
 		}
@@ -290,9 +362,8 @@ FILES AND DIRECTORIES:
    temporary file that a killed run left behind is removed by a later run writing beside it.
    -o DIR writes a FILE to DIR/<its name>, and a file found in a directory to DIR/<its path
    under that directory>, and stdin (-) to DIR/stdin; DIR and its subdirectories are created
-   as needed. Two inputs that
-   would be written to the same file, or one over another input, are refused (exit 2) before
-   anything is written.`
+   as needed. Two inputs that would be written to the same file, or one over another input,
+   are refused (exit 2) before anything is written.`
 }
 
 // outDir is -o's directory: "" without it, and for the commands that have

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctxkit/ctxkit/internal/transcript"
 )
 
 // pipe gives its data in reads of at most 64 KiB, as a pipe does.
@@ -18,8 +20,8 @@ func (p pipe) Read(b []byte) (int, error) { return p.r.Read(b[:min(len(b), 64<<1
 // after it was measured.
 func TestReadAll(t *testing.T) {
 	for _, n := range []int{0, 1, chunkMin - 1, chunkMin, chunkMin + 1, 5*chunkMin + 17, collectAbove + 3} {
-		data := bytes.Repeat([]byte("0123456789abcdef\n"), n/17+1)[:n]
-		got, err := readAll(pipe{bytes.NewReader(data)})
+		data := bytes.Repeat([]byte("[0123456789abcd]\n"), n/17+1)[:n]
+		got, err := readAll(pipe{bytes.NewReader(data)}, transcript.NewStream(0))
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("a pipe of %d bytes: %d bytes back, %v", n, len(got), err)
 		}
@@ -34,17 +36,17 @@ func TestReadAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got, err := readAll(f); err != nil || !bytes.Equal(got, data) {
+	if got, err := readAll(f, transcript.NewStream(0)); err != nil || !bytes.Equal(got, data) {
 		t.Errorf("a file: %d bytes back, %v", len(got), err)
 	}
-	if _, err := f.Seek(100, io.SeekStart); err != nil {
+	if _, err := f.Seek(93, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := readAll(f); err != nil || !bytes.Equal(got, data[100:]) {
-		t.Errorf("a file from byte 100: %d bytes back, %v", len(got), err)
+	if got, err := readAll(f, transcript.NewStream(0)); err != nil || !bytes.Equal(got, data[93:]) {
+		t.Errorf("a file from byte 93, a line's start: %d bytes back, %v", len(got), err)
 	}
 	more := append([]byte{}, data...)
-	if got, err := readSized(bytes.NewReader(append(more, "grown"...)), int64(len(data))); err != nil || string(got) != string(data)+"grown" {
+	if got, err := readSized(bytes.NewReader(append(more, "grown"...)), int64(len(data)), transcript.NewStream(0)); err != nil || string(got) != string(data)+"grown" {
 		t.Errorf("a file that grew: %d bytes back, %v", len(got), err)
 	}
 }
@@ -56,7 +58,7 @@ func BenchmarkReadAll(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		read func(io.Reader) ([]byte, error)
-	}{{"readAll", readAll}, {"io.ReadAll", io.ReadAll}} {
+	}{{"readAll", func(r io.Reader) ([]byte, error) { return readAll(r, transcript.NewStream(0)) }}, {"io.ReadAll", io.ReadAll}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {

@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/safefile"
 )
 
 // RepeatedFlag is a flag that may be given several times, each value kept
@@ -71,17 +72,38 @@ var (
 		Usage: "add the prices of `FILE` to the embedded table, or replace those of the same models: a JSON object {\"MODEL\": {\"input\": 3, \"cache_write\": 3.75, \"cache_read\": 0.3, \"output\": 15}} or lines in the table's layout (docs/compact.md)"}
 )
 
+// readPrices reads the price file name ("-" for stdin).
+func (e *Env) readPrices(name string) ([]byte, error) {
+	if name == "-" {
+		data, err := readSmall(e.Stdin, "price file")
+		if err != nil {
+			return nil, Failf("--prices <stdin>: %v", err)
+		}
+		return data, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, safefile.PathError(name, err)
+	}
+	defer f.Close()
+	data, err := readSmall(f, "price file")
+	if err != nil {
+		return nil, safefile.PathError(name, err)
+	}
+	return data, nil
+}
+
 // Prices is the price table of --prices and --price: the embedded table,
 // the file's prices added, then each override in order. A bad override is
 // a usage error; a file that cannot be read or parsed, a failure.
 func (e *Env) Prices() (*pricing.Table, error) {
 	table := pricing.Default()
 	if name := e.String(PricesFlag.Name); name != "" {
-		in, err := e.ReadFile(name)
+		data, err := e.readPrices(name)
 		if err != nil {
 			return nil, err
 		}
-		if table, err = table.WithFile(in.Data); err != nil {
+		if table, err = table.WithFile(data); err != nil {
 			return nil, Failf("--prices %s: %v", name, err)
 		}
 	}

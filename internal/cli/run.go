@@ -57,6 +57,7 @@ func (e *Env) each(srcs []Source, jobs int, work func(in Input) (func() error, e
 		size   int64
 		finish func() error
 		err    error
+		note   string // a warning on the input, printed when it goes through
 	}
 	i := 0
 	next := func() (Source, bool) {
@@ -71,6 +72,9 @@ func (e *Env) each(srcs []Source, jobs int, work func(in Input) (func() error, e
 		if o.err == nil {
 			var in Input
 			if in, o.err = e.read(s); o.err == nil {
+				if in = complete(in); in.Unfinished > 0 {
+					o.note = in.unfinishedNote()
+				}
 				o.finish, o.err = work(in)
 			}
 		}
@@ -79,6 +83,9 @@ func (e *Env) each(srcs []Source, jobs int, work func(in Input) (func() error, e
 	done := func(o outcome) error {
 		if o.err == nil && o.finish != nil {
 			o.err = o.finish()
+		}
+		if o.err == nil && o.note != "" {
+			e.Warn("%s", o.note)
 		}
 		err := e.survive(o.err) // before the bar moves: above it, not after it is gone
 		bar.add(o.size)

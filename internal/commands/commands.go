@@ -16,6 +16,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/commands/playbookcmd"
 	"github.com/ctxkit/ctxkit/internal/commands/proxycmd"
 	"github.com/ctxkit/ctxkit/internal/commands/recallcmd"
+	"github.com/ctxkit/ctxkit/internal/commands/setupcmd"
 	"github.com/ctxkit/ctxkit/internal/commands/summarizecmd"
 	"github.com/ctxkit/ctxkit/internal/commands/truncatecmd"
 )
@@ -39,4 +40,6 @@ var All = []cli.Command{
 	playbookcmd.Command, // ctx-playbook: strategies learned from sessions, for the next one
 	// Between an agent and its model.
 	proxycmd.Command, // ctx-proxy: every request compacted on its way; the ledger of what it saved
+	// Set-up.
+	setupcmd.Command, // ctx-setup: the hooks and the MCP server written into an agent's settings
 }

@@ -130,6 +130,19 @@ func TestScripts(t *testing.T) {
 				then := time.Now().Add(-d)
 				ts.Check(os.Chtimes(ts.MkAbs(args[0]), then, then))
 			},
+			// chop FILE N drops the last N bytes of FILE: a line an agent
+			// is still writing.
+			"chop": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: chop FILE N")
+				}
+				n, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				path := ts.MkAbs(args[0])
+				st, err := os.Stat(path)
+				ts.Check(err)
+				ts.Check(os.Truncate(path, max(st.Size()-int64(n), 0)))
+			},
 			// mkfifo FILE makes a named pipe.
 			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {

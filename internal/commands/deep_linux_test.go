@@ -19,8 +19,8 @@ func TestDeepNesting(t *testing.T) {
 	args := map[string][]string{"ctx-playbook": {"learn"}} // the command that reads transcripts
 	for _, cmd := range All {
 		name := cmd.Name
-		if name == "ctx-recall" || name == "ctx-proxy" {
-			continue // they read an archive, and requests: no transcript on stdin
+		if name == "ctx-recall" || name == "ctx-proxy" || name == "ctx-setup" {
+			continue // they read an archive, requests, settings: no transcript on stdin
 		}
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(dir, name), args[name]...)

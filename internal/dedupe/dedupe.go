@@ -140,6 +140,12 @@ type Plan struct {
 	Reads   int      // reads of a file that did not fail
 	Files   int      // the files they read
 	Changes []Change // in transcript order
+	// Shared is how many more results would be replaced but for call ids
+	// that several calls share (a transcript whose agent numbers its calls
+	// anew each turn): a marker says "call ID", and could not say which of
+	// them it means. SharedID is one such id.
+	Shared   int
+	SharedID string
 }
 
 // Count is the number of changes of a kind.
@@ -160,13 +166,24 @@ type apply struct {
 	keep   map[string]bool // results that other markers point at: never replaced
 	recent int             // results from this index on are never replaced
 	ids    map[string]int  // how many calls have each id
-	counts map[string]int  // tokens by text
+	// anyID lets a result whose id several calls share be replaced and
+	// pointed at: the plan that tells what shared ids cost (Plan.Shared).
+	anyID  bool
+	counts map[string]int // tokens by text
 	plan   Plan
+}
+
+// Report is what Apply did, and what it left whole because call ids are
+// shared (Plan.Shared).
+type Report struct {
+	stats.Report
+	Shared   int
+	SharedID string
 }
 
 // Apply replaces the repeated reads of t (and with AllTools its repeated
 // calls), changing t in place, and reports what it did.
-func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
+func (f *Filter) Apply(t *transcript.Transcript) Report {
 	p := f.Plan(t)
 	run := stats.Start(t)
 	for _, c := range p.Changes {
@@ -181,7 +198,7 @@ func (f *Filter) Apply(t *transcript.Transcript) stats.Report {
 	if f.opts.Measure {
 		ctr = f.opts.Counter
 	}
-	return run.Report(ctr, p.detail())
+	return Report{Report: run.Report(ctr, p.detail()), Shared: p.Shared, SharedID: p.SharedID}
 }
 
 // detail is the plan in words, for the stats line: "7 reads of 2 files: 1
@@ -200,16 +217,37 @@ func (r Plan) detail() string {
 	if len(kinds) > 0 {
 		s += ": " + strings.Join(kinds, ", ")
 	}
+	if r.Shared > 0 {
+		s += "; " + textfmt.Int(r.Shared) + " left whole: their calls share ids"
+	}
 	return s
 }
 
 // Plan finds the results Apply replaces, and what replaces them, without
 // changing t.
 func (f *Filter) Plan(t *transcript.Transcript) Plan {
-	a := &apply{Filter: f, t: t, keep: marker.Referenced(t), recent: len(t.Results) - f.opts.KeepRecent, ids: map[string]int{}, counts: map[string]int{}}
+	ids := map[string]int{}
+	shared := ""
 	for _, c := range t.Calls {
-		a.ids[c.ID]++
+		if ids[c.ID]++; ids[c.ID] == 2 && shared == "" {
+			shared = c.ID
+		}
 	}
+	p := f.plan(t, ids, false)
+	if shared != "" {
+		// What the shared ids cost: the plan as if a marker could name
+		// every call.
+		if n := len(f.plan(t, ids, true).Changes) - len(p.Changes); n > 0 {
+			p.Shared, p.SharedID = n, shared
+		}
+	}
+	return p
+}
+
+// plan is Plan, the ids counted, with or without replacing the results of
+// calls whose id is shared (anyID).
+func (f *Filter) plan(t *transcript.Transcript, ids map[string]int, anyID bool) Plan {
+	a := &apply{Filter: f, t: t, keep: marker.Referenced(t), recent: len(t.Results) - f.opts.KeepRecent, ids: ids, anyID: anyID, counts: map[string]int{}}
 	a.reads()
 	if f.opts.AllTools {
 		a.calls()
@@ -479,7 +517,7 @@ func what(c *transcript.Call, cwd string) string {
 // comparison does not see; one whose call a marker could not name without
 // doubt (an id that several calls share, or that "call ID" cannot spell).
 func (a *apply) skip(r *transcript.Result) bool {
-	return len(r.Images) > 0 || a.ids[r.CallID] != 1 || !nameable(r.CallID) ||
+	return len(r.Images) > 0 || a.ids[r.CallID] != 1 && !a.anyID || !nameable(r.CallID) ||
 		marker.OnResult(r)
 }
 

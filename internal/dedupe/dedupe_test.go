@@ -686,3 +686,29 @@ func FuzzRereads(f *testing.F) {
 		fates(t, session(entries...), opts)
 	})
 }
+
+// TestSharedIDs: calls that share an id are neither replaced nor pointed
+// at (a marker names a call by its id), and the plan counts what that left
+// whole, with one such id; unique ids leave nothing to count.
+func TestSharedIDs(t *testing.T) {
+	long := strings.Repeat("func f() int { return 1 }\n", 30)
+	in := session(`read_file {"path":"a.go"} => `+long, `read_file {"path":"a.go"} => `+long, `read_file {"path":"a.go"} => `+long)
+	opts := defaults(t)
+	opts.Keep = KeepFirst
+	f, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Plan(transcripttest.Parse(t, in)); len(p.Changes) != 2 || p.Shared != 0 || p.SharedID != "" {
+		t.Fatalf("unique ids: %d changes, %d shared (%q); want 2, 0", len(p.Changes), p.Shared, p.SharedID)
+	}
+	shared := bytes.ReplaceAll(bytes.ReplaceAll(in, []byte(`"c2"`), []byte(`"c1"`)), []byte(`"c3"`), []byte(`"c1"`))
+	tr := transcripttest.Parse(t, shared)
+	if p := f.Plan(tr); len(p.Changes) != 0 || p.Shared != 2 || p.SharedID != "c1" {
+		t.Fatalf("one id for every call: %d changes, %d shared (%q); want 0, 2, c1", len(p.Changes), p.Shared, p.SharedID)
+	}
+	rep := f.Apply(tr)
+	if rep.Changed != 0 || rep.Shared != 2 || !strings.Contains(rep.Detail, "2 left whole: their calls share ids") {
+		t.Errorf("report %+v: want nothing changed, and why", rep)
+	}
+}

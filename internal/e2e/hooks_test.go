@@ -81,7 +81,9 @@ func TestLoopDenied(t *testing.T) {
 }
 
 // TestOutputCut: a 5,000-line Bash output reaches the model already cut by
-// the example PostToolUse hook, and the session file records the cut. The
+// the example PostToolUse hook, and the session file records the cut (the
+// command is a pipeline, which the PreToolUse rewrite leaves alone:
+// TestSetupClaudeCode has the rewrite's cut). The
 // hook archives the full output first, in the default archive (the one
 // ctx-recall reads) or in CTX_ARCHIVE's, and the cut cites it: ctx-recall
 // gives back the 5,000 lines. CTX_ARCHIVE set empty keeps none.
@@ -89,7 +91,7 @@ func TestOutputCut(t *testing.T) {
 	for _, archive := range []string{"default", "CTX_ARCHIVE", "none"} {
 		t.Run(archive, func(t *testing.T) {
 			exe := agenttest.ClaudeCode.Install(t)
-			srv := server(t, []agenttest.Turn{{Tool: "Bash", Input: map[string]any{"command": "seq 1 5000", "description": "Count"}}})
+			srv := server(t, []agenttest.Turn{{Tool: "Bash", Input: map[string]any{"command": "seq 1 5000 | cat", "description": "Count"}}})
 			env := hookEnv(t)
 			db := filepath.Join(t.TempDir(), "archive.db")
 			switch archive {

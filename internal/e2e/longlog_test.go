@@ -50,8 +50,10 @@ var failureLines = []string{
 //     three FAILED lines and its summary, and a marker citing the call;
 //     memory_query with that id gives back the command's output byte for
 //     byte, its last newline too;
-//   - exit 1: Claude Code fires PostToolUseFailure, whose output no hook can
-//     replace, and the model gets Claude Code's own cut, as docs/hooks.md
+//   - exit 1: the command (a loop, and a $(...)) is one the PreToolUse
+//     rewrite leaves alone; Claude Code fires PostToolUseFailure, whose
+//     output no hook can replace, and the model gets Claude Code's own cut,
+//     as docs/hooks.md
 //     says: of the output's first 30,000 chars, the first and last 5,000
 //     or so; the FAILED lines of the middle and the summary at the end are
 //     lost, and nothing of the call reaches the archive.

@@ -27,9 +27,9 @@ type drawn struct {
 const countScript = `(() => {
   const n = s => document.querySelectorAll(s).length;
   const points = s => [...document.querySelectorAll(s)].map(p => p.points.numberOfItems);
-  return {Share: n('#share rect.bar'), Context: n('#context rect.bar'), Before: points('#context polyline'),
-    Usage: n('#usage rect.bar'), Cost: points('#cost polyline'), Marks: n('#cost circle.mark'),
-    Calls: n('#calls rect.bar'), Spans: n('#calls rect.span'), Dots: n('#calls circle.dot'), Largest: n('#largest rect.bar'),
+  return {Share: n('#chart-share rect.bar'), Context: n('#chart-context rect.bar'), Before: points('#chart-context polyline'),
+    Usage: n('#chart-usage rect.bar'), Cost: points('#chart-cost polyline'), Marks: n('#chart-cost circle.mark'),
+    Calls: n('#chart-calls rect.bar'), Spans: n('#chart-calls rect.span'), Dots: n('#chart-calls circle.dot'), Largest: n('#chart-largest rect.bar'),
     Laid: [...document.querySelectorAll('svg.chart')].every(s => s.getBoundingClientRect().height > 20)};
 })()`
 

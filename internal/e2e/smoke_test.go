@@ -149,6 +149,7 @@ func everyTool(t *testing.T, bin, path string) {
 		case name == "ctx-playbook":
 			checkPlaybook(t, exe, path)
 		case name == "ctx-proxy": // it reads requests, not transcripts: TestProxyAgents runs the agents through it
+		case name == "ctx-setup": // it writes settings, not transcripts: TestSetupClaudeCode and TestSetupCodex run the agents it set up
 		default:
 			t.Errorf("%s: not run over the agent's transcript; add it to filterBins or reportBins", name)
 		}

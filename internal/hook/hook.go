@@ -8,12 +8,15 @@ package hook
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/ctxkit/ctxkit/internal/hook/shellwrap"
 )
 
 // Agent is an agent whose hooks ctxkit answers.
@@ -65,6 +68,9 @@ type Payload struct {
 	Source       string // SessionStart: startup, resume, clear, compact
 	// Error is what a failed call gave (Claude Code's PostToolUseFailure).
 	Error string
+	// PermissionMode is Claude Code's: default, acceptEdits, plan,
+	// bypassPermissions...
+	PermissionMode string
 }
 
 // Parse reads a payload. Only JSON that is not an object is an error; what
@@ -89,6 +95,15 @@ func Parse(data []byte) (Payload, error) {
 		}
 		return ""
 	}
+	input := raw("tool_input")
+	// After a PreToolUse hook rewrote a Bash command (shellwrap), Claude
+	// Code gives the later hooks the rewritten one: they read the call as
+	// the model made it, as the transcript records it.
+	if cmd := gjson.Get(input, "command"); cmd.Type == gjson.String {
+		if original, ok := shellwrap.Unwrap(cmd.Str); ok {
+			input, _ = sjson.Set(input, "command", original)
+		}
+	}
 	return Payload{
 		Event:          str("hook_event_name"),
 		SessionID:      str("session_id"),
@@ -96,11 +111,72 @@ func Parse(data []byte) (Payload, error) {
 		Cwd:            str("cwd"),
 		ToolName:       str("tool_name"),
 		ToolUseID:      str("tool_use_id"),
-		ToolInput:      raw("tool_input"),
+		ToolInput:      input,
 		ToolResponse:   raw("tool_response"),
 		Source:         str("source"),
 		Error:          str("error"),
+		PermissionMode: str("permission_mode"),
 	}, nil
+}
+
+// JSON is the payload as an agent would send it, with the fields Parse
+// reads: Parse(p.JSON()) is p.
+func (p Payload) JSON() []byte {
+	out := []byte(`{}`)
+	for _, f := range []struct{ key, value string }{
+		{"hook_event_name", p.Event}, {"session_id", p.SessionID}, {"transcript_path", p.TranscriptPath},
+		{"cwd", p.Cwd}, {"tool_name", p.ToolName}, {"tool_use_id", p.ToolUseID}, {"source", p.Source}, {"error", p.Error},
+		{"permission_mode", p.PermissionMode},
+	} {
+		if f.value != "" {
+			out, _ = sjson.SetBytes(out, f.key, f.value)
+		}
+	}
+	for _, f := range []struct{ key, raw string }{{"tool_input", p.ToolInput}, {"tool_response", p.ToolResponse}} {
+		if f.raw != "" {
+			out, _ = sjson.SetRawBytes(out, f.key, []byte(f.raw))
+		}
+	}
+	return out
+}
+
+// ClaudeAllows reports whether Claude Code would run a Bash command line
+// made of the given rules' parts without asking: in the bypassPermissions
+// mode, or when every rule is in the permissions.allow of a settings file
+// it reads (the user's, the project's, the project's local one, the
+// managed one). The project is $CLAUDE_PROJECT_DIR, which Claude Code sets
+// for its hooks, else the payload's cwd.
+func (p Payload) ClaudeAllows(rules []string) bool {
+	if p.PermissionMode == "bypassPermissions" {
+		return true
+	}
+	project := os.Getenv("CLAUDE_PROJECT_DIR")
+	if project == "" {
+		project = p.Cwd
+	}
+	files := []string{filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json"),
+		"/etc/claude-code/managed-settings.json"}
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		files = append(files, filepath.Join(dir, "settings.json"))
+	} else if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".claude", "settings.json"))
+	}
+	allowed := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, r := range gjson.GetBytes(data, "permissions.allow").Array() {
+			allowed[r.Str] = true
+		}
+	}
+	for _, r := range rules {
+		if !allowed[r] {
+			return false
+		}
+	}
+	return true
 }
 
 // Response returns a string field of Claude Code's tool_response object by
@@ -158,6 +234,12 @@ func WithoutPersisted(response string) (string, error) {
 // model as an image rather than as text.
 func (p Payload) IsImage() bool {
 	return p.ToolResponse != "" && gjson.Get(p.ToolResponse, "isImage").Bool()
+}
+
+// IsImageOutput reports whether a Bash output is what Claude Code sends
+// the model as an image: a data: URI of an image, alone.
+func IsImageOutput(output string) bool {
+	return strings.HasPrefix(output, "data:image/") && strings.Contains(output[:min(len(output), 100)], ";base64,")
 }
 
 // EditResponse returns Claude Code's tool_response with the string fields
@@ -235,6 +317,17 @@ type Answer []byte
 func Deny(reason string) Answer {
 	out, _ := sjson.SetBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`),
 		"hookSpecificOutput.permissionDecisionReason", reason)
+	return out
+}
+
+// UpdatedInput answers a PreToolUse hook: the tool runs with input (JSON
+// text, the whole of the tool's arguments) instead of the model's. It
+// carries no permissionDecision: an "allow" would skip the user's
+// permission rules and prompts, and Claude Code checks the new input
+// against them as it would have checked the model's.
+func UpdatedInput(input string) Answer {
+	out, _ := sjson.SetRawBytes([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse"}}`),
+		"hookSpecificOutput.updatedInput", []byte(input))
 	return out
 }
 

@@ -2,6 +2,8 @@ package hook
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,11 +27,11 @@ func TestParse(t *testing.T) {
 		want    Payload
 	}{
 		{claudePre, Payload{Event: PreToolUse, SessionID: "4f47", TranscriptPath: "/home/dev/.claude/projects/-home-dev-p/4f47.jsonl", Cwd: "/home/dev/p",
-			ToolName: "Bash", ToolUseID: "toolu_00", ToolInput: `{"command":"cat missing.txt","description":"read"}`}},
+			ToolName: "Bash", ToolUseID: "toolu_00", ToolInput: `{"command":"cat missing.txt","description":"read"}`, PermissionMode: "bypassPermissions"}},
 		{claudeFailure, Payload{Event: "PostToolUseFailure", SessionID: "4f47", TranscriptPath: "/t.jsonl", Cwd: "/home/dev/p",
 			ToolName: "Bash", ToolUseID: "toolu_02", ToolInput: `{"command":"false"}`, Error: "Exit code 1"}},
 		{codexPost, Payload{Event: PostToolUse, SessionID: "01a2", TranscriptPath: "/r.jsonl", Cwd: "/home/dev/p",
-			ToolName: "Bash", ToolUseID: "call_01", ToolInput: `{"command":"seq 1 3"}`, ToolResponse: `"1\n2\n3\n"`}},
+			ToolName: "Bash", ToolUseID: "call_01", ToolInput: `{"command":"seq 1 3"}`, ToolResponse: `"1\n2\n3\n"`, PermissionMode: "bypassPermissions"}},
 		{sessionStart, Payload{Event: SessionStart, SessionID: "4f47", TranscriptPath: "/t.jsonl", Cwd: "/home/dev/p", Source: "compact"}},
 		// Fields of unexpected types read as empty; unknown ones are ignored.
 		{`{"hook_event_name":7,"tool_name":null,"tool_input":null,"session_id":["x"],"cwd":"/p","new_field":{"a":1}}`, Payload{Cwd: "/p"}},
@@ -43,6 +45,9 @@ func TestParse(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("Parse(%.60s)\n got %+v\nwant %+v", c.payload, got, c.want)
+		}
+		if back, err := Parse(got.JSON()); err != nil || back != got {
+			t.Errorf("Parse(JSON()) of %+v = %+v, %v", got, back, err)
 		}
 	}
 	for _, bad := range []string{"", "not json", `{"a":`, `[1,2]`, `"string"`} {
@@ -183,5 +188,36 @@ func TestSession(t *testing.T) {
 	c, r := tr.Calls[0], tr.Results[0]
 	if c.ID != "toolu_00" || c.Name != "Bash" || c.Args.Command != "cat missing.txt" || r.Call != c || r.Text() != "out \"quoted\"\n" || !c.Message.Time.Equal(at) {
 		t.Errorf("%s: call %s %s %q at %v, result %q", data, c.ID, c.Name, c.Args.Command, c.Message.Time, r.Text())
+	}
+}
+
+// TestClaudeAllows: the rules count when a settings file Claude Code reads
+// allows every one of them, or in the bypassPermissions mode.
+func TestClaudeAllows(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CLAUDE_PROJECT_DIR", project)
+	rules := []string{"Bash(set -o pipefail)", "Bash(ctx-truncate --output-of:*)"}
+	p := Payload{Cwd: "/elsewhere", PermissionMode: "default"}
+	write := func(path, content string) {
+		_ = os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.ClaudeAllows(rules) {
+		t.Error("no settings: allowed")
+	}
+	write(filepath.Join(home, ".claude", "settings.json"), `{"permissions":{"allow":["Bash(set -o pipefail)"]}}`)
+	if p.ClaudeAllows(rules) {
+		t.Error("one rule of two: allowed")
+	}
+	write(filepath.Join(project, ".claude", "settings.local.json"), `{"permissions":{"allow":["Bash(ctx-truncate --output-of:*)"]}}`)
+	if !p.ClaudeAllows(rules) {
+		t.Error("both rules, in the user's and the project's files: not allowed")
+	}
+	if !(Payload{PermissionMode: "bypassPermissions"}).ClaudeAllows([]string{"Bash(x)"}) {
+		t.Error("bypassPermissions: not allowed")
 	}
 }

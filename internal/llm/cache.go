@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/userdir"
 )
 
@@ -97,10 +98,7 @@ func (c *FileCache) Put(k Key, answer string) error {
 	defer c.mu.Unlock()
 	c.m[k] = answer
 	if c.f == nil {
-		if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-			return err
-		}
-		if c.f, err = os.OpenFile(c.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+		if c.f, err = safefile.OpenPrivate(c.path, os.O_RDWR|os.O_APPEND); err != nil { // the model's answers: the user's alone
 			return err
 		}
 		if torn(c.f) {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,8 +47,15 @@ func NewServer(path, version string) *mcp.Server {
 		Instructions: "memory_query gives back tool outputs that ctxkit's filters shortened in this conversation; the markers of shortened results name the id to ask for.",
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: ToolName, Description: ToolDescription},
-		func(_ context.Context, _ *mcp.CallToolRequest, args recall.Args) (*mcp.CallToolResult, any, error) {
-			text, err := answer(path, args)
+		func(ctx context.Context, _ *mcp.CallToolRequest, args recall.Args) (*mcp.CallToolResult, any, error) {
+			// The SDK cancels ctx when the client cancels the request or
+			// is gone; a search also stops at callTimeout.
+			ctx, cancel := context.WithTimeout(ctx, callTimeout)
+			defer cancel()
+			text, err := answer(ctx, path, args)
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("the search took more than %v and was stopped: narrow it (fewer words, a tool, a path, since)", callTimeout)
+			}
 			if err != nil {
 				// A tool error, which the model reads, not a protocol one.
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil, nil
@@ -67,9 +75,13 @@ func Serve(ctx context.Context, path, version string, in io.Reader, out io.Write
 	return err
 }
 
+// callTimeout bounds the time of one memory_query: an answer by id takes
+// milliseconds, a search of a large archive a second at most.
+var callTimeout = 10 * time.Second
+
 // answer is memory_query's answer as text: an output, or a page of records
 // as JSON.
-func answer(path string, args recall.Args) (string, error) {
+func answer(ctx context.Context, path string, args recall.Args) (string, error) {
 	q, lines, err := args.Check()
 	if err != nil {
 		return "", err
@@ -80,7 +92,7 @@ func answer(path string, args recall.Args) (string, error) {
 	}
 	defer a.Close()
 	if q.ID != "" {
-		rec, err := a.Get(q.ID, q.Session)
+		rec, err := a.GetContext(ctx, q.ID, q.Session)
 		if err != nil {
 			return "", err
 		}
@@ -90,7 +102,7 @@ func answer(path string, args recall.Args) (string, error) {
 		}
 		return page(text, at(rec, lines)), nil
 	}
-	p, err := a.Find(q)
+	p, err := a.FindContext(ctx, q)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestPageThrough(t *testing.T) {
 			if pages > 20 {
 				t.Fatalf("output %d: more than 20 pages", i)
 			}
-			text, err := answer(path, args)
+			text, err := answer(context.Background(), path, args)
 			if err != nil {
 				t.Fatalf("output %d, %+v: %v", i, args, err)
 			}
@@ -118,7 +119,7 @@ func TestPastTheEnd(t *testing.T) {
 		{recall.Args{ID: "call_page_0000000000", Offset: 8}, "8 bytes"},
 		{recall.Args{ID: "call_page_0000000000", Range: "2,2", Offset: 4}, "4 bytes"},
 	} {
-		if got, err := answer(path, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+		if got, err := answer(context.Background(), path, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %q, %v; want an error saying %s", c.args, got, err, c.want)
 		}
 	}

@@ -9,6 +9,7 @@ package pricing
 
 import (
 	_ "embed"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -48,13 +49,27 @@ type Tokens struct {
 // Prompt is the tokens the model was sent.
 func (t Tokens) Prompt() int64 { return t.Input + t.CacheWrite + t.CacheWrite1h + t.CacheRead }
 
-// Add adds u to t.
+// Add adds u to t, each count stopping at the largest int64 rather than
+// wrapping (Sum).
 func (t *Tokens) Add(u Tokens) {
-	t.Input += u.Input
-	t.CacheWrite += u.CacheWrite
-	t.CacheWrite1h += u.CacheWrite1h
-	t.CacheRead += u.CacheRead
-	t.Output += u.Output
+	t.Input = Sum(t.Input, u.Input)
+	t.CacheWrite = Sum(t.CacheWrite, u.CacheWrite)
+	t.CacheWrite1h = Sum(t.CacheWrite1h, u.CacheWrite1h)
+	t.CacheRead = Sum(t.CacheRead, u.CacheRead)
+	t.Output = Sum(t.Output, u.Output)
+}
+
+// Sum is a + b, saturated: past the largest (or the smallest) int64 it
+// stays there, where + would wrap a total of tokens to a negative one.
+func Sum(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }
 
 // Cost is the price of t at these rates, in dollars.

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/replay"
+	"github.com/ctxkit/ctxkit/internal/safefile"
 )
 
 // Entry is one request in the ledger: what the upstream billed it, and
@@ -104,10 +104,7 @@ type conversation struct {
 // OpenLedger opens the ledger at path for appending, creating it and its
 // directory when absent. Requests are priced with prices.
 func OpenLedger(path string, prices *pricing.Table) (*Ledger, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := safefile.OpenPrivate(path, os.O_WRONLY|os.O_APPEND) // what each request cost: the user's alone
 	if err != nil {
 		return nil, err
 	}

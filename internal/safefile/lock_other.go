@@ -14,11 +14,12 @@ import (
 // file at path, made with O_EXCL and removed by unlock. A lock file older
 // than staleAfter is taken for one a killed run left, and removed.
 func Lock(path string) (unlock func(), err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, PathError(path, err)
+	// Beside a file of the user's data (the playbook): private as it is.
+	if err := MkdirPrivate(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, PrivateFile)
 		if err == nil {
 			f.Close()
 			return func() { os.Remove(path) }, nil

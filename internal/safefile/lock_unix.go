@@ -15,10 +15,11 @@ import (
 // lock. The file itself stays, since removing it would let two runs lock
 // two different files.
 func Lock(path string) (unlock func(), err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, PathError(path, err)
+	// Beside a file of the user's data (the playbook): private as it is.
+	if err := MkdirPrivate(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, PrivateFile)
 	if err != nil {
 		return nil, PathError(path, err)
 	}

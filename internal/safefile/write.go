@@ -33,7 +33,8 @@ var syncFile = (*os.File).Sync
 // Writer writes files atomically, and removes the stale temporary files of
 // ours in each directory it writes to, once.
 type Writer struct {
-	swept map[string]bool
+	swept   map[string]bool
+	private bool // new files and directories are the user's alone (WritePrivate)
 }
 
 // NewWriter returns a Writer for a run that may write many files.
@@ -68,11 +69,15 @@ func (w *Writer) Write(path string, content io.WriterTo) (err error) {
 		return fmt.Errorf("%s: not a regular file", target)
 	}
 	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	dirMode, fileMode := fs.FileMode(0o777), fs.FileMode(0o666) // as the umask gives
+	if w.private {
+		dirMode, fileMode = PrivateDir, PrivateFile
+	}
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return PathError(target, err)
 	}
 	w.sweep(dir)
-	tmp, err := createTemp(dir, filepath.Base(target))
+	tmp, err := createTemp(dir, filepath.Base(target), fileMode)
 	if err != nil {
 		return PathError(target, err)
 	}
@@ -105,12 +110,12 @@ func (w *Writer) Write(path string, content io.WriterTo) (err error) {
 	return os.Rename(tmp.Name(), target)
 }
 
-// createTemp creates a new temporary file for name in dir, with the mode
-// the umask gives a new file (os.CreateTemp's is 0600).
-func createTemp(dir, name string) (*os.File, error) {
+// createTemp creates a new temporary file for name in dir, with mode as
+// the umask leaves it (os.CreateTemp's is always 0600).
+func createTemp(dir, name string, mode fs.FileMode) (*os.File, error) {
 	for {
 		path := filepath.Join(dir, "."+name+".ctx-"+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}

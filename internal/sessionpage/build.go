@@ -36,15 +36,22 @@ type Options struct {
 	Counter tokens.Counter
 	// Prices price the replays and the usage records; nil leaves cost out.
 	Prices *pricing.Table
-	// Usage is the transcript's own usage records (usage.Read), shown as
-	// the API reported them and priced as billed.
-	Usage []usage.Record
+	// Usage is the transcript's own usage records (usage.Read): those of
+	// each request shown as the API reported them and priced as billed;
+	// what the agent recorded that they cost shown beside. UsageSkipped is
+	// how many more were left out, their counts impossible
+	// (usage.Record.Impossible).
+	Usage        []usage.Record
+	UsageSkipped int
 	// HourCache prices cache writes as Anthropic's 1-hour writes
 	// (usage.HourCache of the records).
 	HourCache bool
 	// Policy is the compaction a replay puts in the loop (ctx-compact's),
 	// for the cost it would have had; nil leaves it out.
 	Policy replay.Policy
+	// Model prices every request of the replays as this model (ctx-compact
+	// --model); "" as the transcript says.
+	Model string
 	// Before is the transcript before a filter (ctx-count --before), named
 	// BeforeName: its context beside this one's, its results' sizes before
 	// they were replaced, and its texts of them.
@@ -59,7 +66,7 @@ type Options struct {
 // the embedded prices, ctx-compact with its defaults in the loop, the 10
 // largest results.
 func Defaults(name string, data []byte, t *transcript.Transcript, ctr tokens.Counter) (Options, error) {
-	recs := usage.Read(data, t.Format)
+	recs, skipped := usage.Possible(usage.Read(data, t.Format))
 	hour := usage.HourCache(recs)
 	copts := compact.Defaults(ctr)
 	copts.HourCache = hour
@@ -67,8 +74,13 @@ func Defaults(name string, data []byte, t *transcript.Transcript, ctr tokens.Cou
 	if err != nil {
 		return Options{}, err
 	}
-	return Options{Name: name, Counter: ctr, Prices: pricing.Default(), Usage: recs, HourCache: hour, Top: 10,
-		Policy: func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }}, nil
+	return Options{Name: name, Counter: ctr, Prices: pricing.Default(), Usage: recs, UsageSkipped: skipped, HourCache: hour, Top: 10,
+		Policy: PolicyOf(f)}, nil
+}
+
+// PolicyOf is the policy of a ctx-compact filter in the loop.
+func PolicyOf(f *compact.Filter) replay.Policy {
+	return func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }
 }
 
 // MaxColumns is the most columns a chart of requests draws, and rows its
@@ -119,9 +131,11 @@ type Page struct {
 	Before *Before
 
 	// Usage is the requests as the API reported them, when the transcript
-	// has usage records; UsageBucket as Bucket.
-	Usage       []UsageRow
-	UsageBucket int
+	// has usage records; UsageBucket as Bucket. UsageSkipped is how many
+	// records were left out, a count in them impossible.
+	Usage        []UsageRow
+	UsageBucket  int
+	UsageSkipped int
 
 	// Cost is the cost per request, when prices are given.
 	Cost *Cost
@@ -186,6 +200,14 @@ type Cost struct {
 	// the table does not know its own.
 	Default string
 	Date    string
+	// Prefix is the tokens the replays send before the history on every
+	// request, which the transcript does not hold (the system prompt, the
+	// tool definitions), estimated from the usage records (prefixOf): so
+	// that a replay counts what the bill counts. 0 without records.
+	Prefix int
+	// Records is the usage records priced, and what the agent recorded
+	// that their requests cost (RecordedCost), where it did.
+	Records usage.Total
 	// Columns are the requests each column of the chart shows, Bucket
 	// requests each.
 	Columns []Span
@@ -216,12 +238,13 @@ type CostRun struct {
 	Class  string
 	Dashed bool
 	Cost   float64 // in all
-	// Change is its cost's change from the run it is compared with: the
-	// replay as sent from the one before the filter, the one with
-	// ctx-compact from the one as sent; "" for the others.
-	Change string
-	Sent   int64 // prompt tokens in all
-	Breaks int   // requests that broke the cache
+	// Change is its cost's change from Against's, the run it is compared
+	// with: the replay with ctx-compact against the one as sent, the one
+	// as sent against the one before the filter, else against the bill;
+	// "" for none.
+	Change, Against string
+	Sent            int64 // prompt tokens in all
+	Breaks          int   // requests that broke the cache
 	// Cum is the cost up to each column's last request, and Broke whether
 	// a request of the column broke the cache; a run shorter than the
 	// others has fewer.
@@ -248,6 +271,9 @@ type Call struct {
 	Reread bool // a read of lines an earlier read read
 	// Filter is the ctx-* filter that replaced its result, "" for none.
 	Filter string
+	// Error is what a failed call's output says of how it failed, in a
+	// line (outcome.Outcome.Message); "" for the others.
+	Error string
 }
 
 // CallSlot is a run of calls shown together, First to Last (1-based),
@@ -378,9 +404,14 @@ func Build(t *transcript.Transcript, opts Options) *Page {
 	}
 	p.readUsage(opts)
 	if opts.Prices != nil {
-		p.Cost = costOf(t, opts)
+		first := 0
+		if len(s.sent) > 0 {
+			first = sum(s.sent[0])
+		}
+		p.Cost = costOf(t, opts, first)
 	}
 	p.calls(s)
+	p.errors(s.t)
 	p.slots()
 	pairs := matchBefore(t, opts.Before)
 	p.largest(s, before, pairs, opts.Top)
@@ -572,9 +603,10 @@ func span(t *transcript.Transcript) (string, string) {
 	return first.UTC().Format(layout), last.UTC().Format(layout)
 }
 
-// readUsage reads the usage records into rows.
+// readUsage reads the usage records of each request into rows.
 func (p *Page) readUsage(opts Options) {
-	recs := opts.Usage
+	recs := perRequest(opts.Usage)
+	p.UsageSkipped = opts.UsageSkipped
 	if len(recs) == 0 {
 		return
 	}
@@ -584,7 +616,7 @@ func (p *Page) readUsage(opts Options) {
 	for i, r := range recs {
 		if opts.Prices != nil {
 			pr, _ := opts.Prices.For(r.Model, transcript.Format(p.Format))
-			total += pr.Cost(r.Tokens)
+			total += r.Estimate(pr)
 		}
 		billed[i] = total
 	}
@@ -594,10 +626,35 @@ func (p *Page) readUsage(opts Options) {
 	}
 }
 
+// perRequest are the records of one request each: a session's totals
+// (SWE-agent's) are not drawn request by request.
+func perRequest(recs []usage.Record) []usage.Record {
+	if slices.ContainsFunc(recs, func(r usage.Record) bool { return r.Requests > 1 }) {
+		return nil
+	}
+	return recs
+}
+
+// prefixOf is the tokens an agent sent before the history on every
+// request, which the transcript does not hold (the system prompt, the
+// tool definitions), as the usage records show them: the first request's
+// prompt as the API counted it, less first, the history the transcript
+// holds for it. 0 without records of each request.
+func prefixOf(recs []usage.Record, first int) int {
+	if len(recs) == 0 {
+		return 0
+	}
+	return max(int(recs[0].Tokens.Prompt())-first, 0)
+}
+
 // costOf replays the session as it was, with the policy, and the
-// transcript before the filter, and prices the usage records.
-func costOf(t *transcript.Transcript, opts Options) *Cost {
-	ropts := replay.Options{Counter: opts.Counter, Prices: opts.Prices, HourCache: opts.HourCache}
+// transcript before the filter, each with the prefix that the usage
+// records show (first is the tokens the transcript holds of the first
+// request), and prices the usage records.
+func costOf(t *transcript.Transcript, opts Options, first int) *Cost {
+	recs := perRequest(opts.Usage)
+	pre := prefixOf(recs, first)
+	ropts := replay.Options{Counter: opts.Counter, Prices: opts.Prices, HourCache: opts.HourCache, Model: opts.Model, Prefix: pre}
 	var steps [2][]replay.Step
 	ropts.Trace = func(compacted bool, s replay.Step) {
 		i := 0
@@ -607,35 +664,62 @@ func costOf(t *transcript.Transcript, opts Options) *Cost {
 		steps[i] = append(steps[i], s)
 	}
 	s := replay.Replay(t, opts.Policy, ropts)
-	c := &Cost{Model: s.Model, Known: s.Known, Default: pricing.DefaultModel(t.Format), Date: opts.Prices.Date()}
+	c := &Cost{Model: s.Model, Known: s.Known, Default: pricing.DefaultModel(t.Format), Date: opts.Prices.Date(), Prefix: pre}
+	for _, r := range opts.Usage {
+		pr, known := opts.Prices.For(r.Model, t.Format)
+		c.Records.Add(r, pr, known)
+	}
 	var runs [][]replay.Step
-	add := func(name, short, class string, dashed bool, ss []replay.Step) {
+	add := func(name, short, class string, dashed bool, ss []replay.Step) int {
 		c.Runs = append(c.Runs, CostRun{Name: name, Short: short, Class: class, Dashed: dashed})
 		runs = append(runs, ss)
+		return len(runs) - 1
 	}
-	if len(opts.Usage) > 0 {
-		add("Billed, by the API's usage records", "billed (usage records)", svgchart.Stop, false, billedSteps(opts.Usage, t.Format, opts.Prices))
+	bill, before, compacted := -1, -1, -1
+	if len(recs) > 0 {
+		bill = add("Billed, by the API's usage records", "billed (usage records)", svgchart.Stop, false, billedSteps(recs, t.Format, opts.Prices))
 	}
 	if opts.Before != nil {
-		var before []replay.Step
-		ropts.Trace = func(_ bool, s replay.Step) { before = append(before, s) }
+		var ss []replay.Step
+		ropts.Trace = func(_ bool, s replay.Step) { ss = append(ss, s) }
 		replay.Replay(opts.Before, nil, ropts)
-		add("Before the filter, replayed", "replayed, before the filter", svgchart.Class(10), true, before)
+		before = add("Before the filter, replayed", "replayed, before the filter", svgchart.Class(10), true, ss)
 	}
-	add("As sent, replayed", "replayed, as sent", svgchart.Class(0), false, steps[0])
+	sent := add("As sent, replayed", "replayed, as sent", svgchart.Class(0), false, steps[0])
 	if s.Compacted != nil {
-		add("With ctx-compact in the loop, replayed", "replayed, with ctx-compact", svgchart.Class(2), false, steps[1])
+		compacted = add("With ctx-compact in the loop, replayed", "replayed, with ctx-compact", svgchart.Class(2), false, steps[1])
 	}
 	if s.Compacted != nil && s.FactsUsed > 0 {
 		c.Hidden = &Hidden{Used: s.FactsUsed, Hidden: s.Compacted.Hidden, Recalls: s.Compacted.Recalls,
 			WithRecalls: s.Compacted.WithRecalls, Change: change(s.AsIs.Cost, s.Compacted.WithRecalls)}
 	}
-	// Each replay is compared with the one before it: as sent with before
-	// the filter, with ctx-compact with as sent.
-	compared := 0
-	if len(opts.Usage) > 0 {
-		compared = 1 // not with the bill
+	c.draw(runs)
+	// Each run is compared with the one it is like: a replay with the
+	// bill, which counts the same prefix, or with the replay before it.
+	c.compare(before, bill, "the bill")
+	if before >= 0 {
+		c.compare(sent, before, "the replay before the filter")
+	} else {
+		c.compare(sent, bill, "the bill")
 	}
+	c.compare(compacted, sent, "the replay as sent")
+	return c
+}
+
+// compare states run i's cost against run j's, named against; nothing
+// when either is missing.
+func (c *Cost) compare(i, j int, against string) {
+	if i < 0 || j < 0 {
+		return
+	}
+	if ch := change(c.Runs[j].Cost, c.Runs[i].Cost); ch != "" {
+		c.Runs[i].Change, c.Runs[i].Against = ch, against
+	}
+}
+
+// draw adds up each run's steps into its cost, its prompt tokens and its
+// cache breaks, and cuts them into the chart's columns.
+func (c *Cost) draw(runs [][]replay.Step) {
 	n := 0
 	for _, ss := range runs {
 		n = max(n, len(ss))
@@ -654,9 +738,6 @@ func costOf(t *transcript.Transcript, opts Options) *Cost {
 			}
 		}
 		r.Cost = total
-		if i > compared {
-			r.Change = change(c.Runs[i-1].Cost, total)
-		}
 		for _, sp := range c.Columns {
 			if sp.Last > len(ss) {
 				break
@@ -669,7 +750,6 @@ func costOf(t *transcript.Transcript, opts Options) *Cost {
 			r.Broke = append(r.Broke, broke)
 		}
 	}
-	return c
 }
 
 // billedSteps are the usage records as the steps of a run, priced. A
@@ -679,7 +759,7 @@ func billedSteps(recs []usage.Record, f transcript.Format, prices *pricing.Table
 	out := make([]replay.Step, len(recs))
 	for i, r := range recs {
 		pr, _ := prices.For(r.Model, f)
-		out[i] = replay.Step{Turn: i, Tokens: r.Tokens, Cost: pr.Cost(r.Tokens)}
+		out[i] = replay.Step{Turn: i, Tokens: r.Tokens, Cost: r.Estimate(pr)}
 		if i > 0 {
 			prev := recs[i-1].Tokens
 			out[i].Break = r.Tokens.CacheRead < prev.CacheRead+prev.CacheWrite+prev.CacheWrite1h
@@ -752,6 +832,19 @@ func places(t *transcript.Transcript) []int {
 		n++
 	}
 	return at
+}
+
+// errors reads what each failed command's output says of how it failed:
+// its latest result (a poll's, where it was polled), as the timeline has
+// one place a command.
+func (p *Page) errors(t *transcript.Transcript) {
+	i := 0
+	for c := range t.Commands() {
+		if r := c.Last(); r != nil && p.Timeline[i].Status == "failed" {
+			p.Timeline[i].Error = c.Outcome().Message(r.Text())
+		}
+		i++
+	}
 }
 
 // replacedBy says which ctx-* filter replaced a result, and its marker's

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/svgchart"
 	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
+	"github.com/ctxkit/ctxkit/internal/usage"
 )
 
 //go:embed page.html.tmpl
@@ -36,15 +37,16 @@ func hash(s string) string {
 }
 
 var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"int":    func(n any) string { return textfmt.Int(toInt(n)) },
-	"usd":    usd,
-	"share":  func(part, whole any) string { return share(toInt(part), toInt(whole)) },
-	"change": func(before, after any) string { return change(float64(toInt(before)), float64(toInt(after))) },
-	"text":   text,
-	"line":   line,
-	"clip":   func(n int, s string) string { return textfmt.Clip(line(s), n) },
-	"req":    rowLabel,
-	"plural": func(n any, one, many string) string { return textfmt.Plural(toInt(n), one, many) },
+	"int":      func(n any) string { return textfmt.Int(toInt(n)) },
+	"usd":      usd,
+	"share":    func(part, whole any) string { return share(toInt(part), toInt(whole)) },
+	"change":   func(before, after any) string { return change(float64(toInt(before)), float64(toInt(after))) },
+	"text":     text,
+	"line":     line,
+	"clip":     func(n int, s string) string { return textfmt.Clip(line(s), n) },
+	"req":      rowLabel,
+	"plural":   func(n any, one, many string) string { return textfmt.Plural(toInt(n), one, many) },
+	"recorded": recorded,
 }).Parse(pageTemplate))
 
 // Charts are a page's charts, drawn from its numbers.
@@ -122,7 +124,7 @@ func (p *Page) Charts() Charts {
 		ch.Share.Parts = append(ch.Share.Parts, svgchart.Part{Name: l.Name, Class: l.Class, Value: float64(l.Tokens),
 			Title: l.Name + ": " + textfmt.Int(l.Tokens) + " tokens, " + share(l.Tokens, p.Tokens)})
 	}
-	ch.Share.ID, ch.Share.Title = "share", "The history's "+textfmt.Int(p.Tokens)+" tokens by what they are"
+	ch.Share.ID, ch.Share.Title = "chart-share", "The history's "+textfmt.Int(p.Tokens)+" tokens by what they are"
 	ch.Context = p.contextChart()
 	if len(p.Usage) > 0 {
 		ch.Usage = p.usageChart()
@@ -134,7 +136,7 @@ func (p *Page) Charts() Charts {
 		ch.Calls = p.callsChart()
 	}
 	if len(p.Largest) > 0 {
-		b := &svgchart.Bars{ID: "largest", Title: "The largest tool results, in tokens", Format: func(v float64) string { return textfmt.Int(int(v)) + " tokens" }}
+		b := &svgchart.Bars{ID: "chart-largest", Title: "The largest tool results, in tokens", Format: func(v float64) string { return textfmt.Int(int(v)) + " tokens" }}
 		for _, r := range p.Largest {
 			bar := svgchart.Bar{Label: textfmt.Clip(textfmt.Escape(r.Tool+" "+r.Target), 46), Value: float64(r.Tokens), Ghost: float64(r.Before),
 				Class: layerClass[string(kindLane(tools.Kind(r.Kind)))], Title: r.Tool + " " + r.Target + ": " + textfmt.Int(r.Tokens) + " tokens"}
@@ -149,7 +151,7 @@ func (p *Page) Charts() Charts {
 }
 
 func (p *Page) contextChart() svgchart.Columns {
-	c := svgchart.Columns{ID: "context", Title: "Tokens sent per request, by what they are",
+	c := svgchart.Columns{ID: "chart-context", Title: "Tokens sent per request, by what they are",
 		XTitle: "request", YTitle: "tokens sent", YFormat: short,
 		XLabel: func(i int) string { return strconv.Itoa(p.Context[i].First) }}
 	for _, l := range p.Layers {
@@ -209,7 +211,7 @@ func (p *Page) UsageLayers() []Layer {
 }
 
 func (p *Page) usageChart() *svgchart.Columns {
-	c := &svgchart.Columns{ID: "usage", Title: "Tokens per request as the API reported them", Layers: usageLayers,
+	c := &svgchart.Columns{ID: "chart-usage", Title: "Tokens per request as the API reported them", Layers: usageLayers,
 		XTitle: "request (the API's records)", YTitle: "tokens", YFormat: short,
 		XLabel: func(i int) string { return strconv.Itoa(p.Usage[i].First) }}
 	for _, r := range p.Usage {
@@ -227,7 +229,7 @@ func (p *Page) usageChart() *svgchart.Columns {
 
 func (p *Page) costChart() *svgchart.Lines {
 	cost := p.Cost
-	c := &svgchart.Lines{ID: "cost", Title: "Cumulative cost per request, in US dollars", XTitle: "request", YTitle: "US dollars",
+	c := &svgchart.Lines{ID: "chart-cost", Title: "Cumulative cost per request, in US dollars", XTitle: "request", YTitle: "US dollars",
 		YFormat: usd, XLabel: func(i int) string { return strconv.Itoa(cost.Columns[i].Last) }}
 	for _, r := range cost.Runs {
 		s := svgchart.Series{Name: r.Name, Class: r.Class, Dashed: r.Dashed, Values: r.Cum}
@@ -244,7 +246,7 @@ func (p *Page) costChart() *svgchart.Lines {
 
 func (p *Page) callsChart() *svgchart.Strip {
 	lanes := map[tools.Kind]int{}
-	c := &svgchart.Strip{ID: "calls", Title: "Tool calls in order, a lane per kind of tool", Slots: len(p.Timeline),
+	c := &svgchart.Strip{ID: "chart-calls", Title: "Tool calls in order, a lane per kind of tool", Slots: len(p.Timeline),
 		XTitle: "tool call", XLabel: func(i int) string { return strconv.Itoa(i*p.CallBucket + 1) }}
 	for i, l := range p.kinds() {
 		lanes[l.Kind] = i
@@ -307,6 +309,9 @@ func callTitle(c Call) string {
 		s += " " + textfmt.Clip(c.Target, 80)
 	}
 	s += "\n" + textfmt.Int(c.Tokens) + " tokens, " + c.Status
+	if c.Error != "" {
+		s += ": " + textfmt.Clip(c.Error, 200)
+	}
 	if c.Reread {
 		s += ", re-read"
 	}
@@ -345,6 +350,18 @@ func short(v float64) string {
 		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// recorded says how the cost an agent recorded stands to the table's
+// price of the same requests, or of how many it is where not of all.
+func recorded(t usage.Total) string {
+	switch {
+	case !t.Recorded():
+		return "of " + textfmt.Int(t.RecordedRequests) + " of the " + textfmt.Plural(t.Requests, "request", "requests")
+	case t.Differs():
+		return textfmt.Times(t.RecordedCost, t.Cost) + " the table's price of them, " + usd(t.Cost)
+	}
+	return "the table prices them at " + usd(t.Cost)
 }
 
 // usd writes dollars: to the cent, or to four places under ten cents.

@@ -104,6 +104,71 @@ func TestSession(t *testing.T) {
 	if p.Filters != nil || p.Before != nil {
 		t.Errorf("filters %+v, before %+v: nothing was filtered", p.Filters, p.Before)
 	}
+	// Like with like: the replays send the prefix that the first usage
+	// record shows beyond the first request's history, and each cost says
+	// what it is compared with.
+	if want := int(p.Usage[0].Tokens.Prompt()) - p.Context[0].Total; p.Cost.Prefix != want || want <= 0 {
+		t.Errorf("a prefix of %d tokens, want the first record's %d less the first request's %d", p.Cost.Prefix, p.Usage[0].Tokens.Prompt(), p.Context[0].Total)
+	}
+	for i, want := range []string{"", "the bill", "the replay as sent"} {
+		if r := p.Cost.Runs[i]; r.Against != want || (r.Change == "") != (want == "") {
+			t.Errorf("%s: %q against %q, want against %q", r.Name, r.Change, r.Against, want)
+		}
+	}
+	// A failed call says how it failed.
+	for _, c := range p.Timeline {
+		if (c.Error != "") != (c.Status == "failed") {
+			t.Errorf("call %d, %s: error %q", c.N, c.Status, c.Error)
+		}
+	}
+	if e := p.Timeline[0].Error; e != "failed, exit 1: --- FAIL: TestSum (0.00s)" {
+		t.Errorf("the first call's error is %q", e)
+	}
+	page := string(write(t, p))
+	for _, want := range []string{
+		`<dd>$0.0612 <small>&#43;66.4% against the bill</small></dd>`,
+		`<small>-26.0% against the replay as sent</small>`,
+		`<span class="failed">failed, exit 1: --- FAIL: TestSum (0.00s)</span>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not show %s", want)
+		}
+	}
+}
+
+// TestRecorded: the cost an agent recorded stands beside the table's price
+// of its requests, with their ratio where they differ; a session's totals
+// (SWE-agent's) give no rows of the usage chart, and no prefix.
+func TestRecorded(t *testing.T) {
+	msa := `{"info":{"model_stats":{"instance_cost":0.00108146,"api_calls":2}},"messages":[
+{"role":"system","content":"You are a helpful assistant."},{"role":"user","content":"Fix the bug."},
+{"role":"assistant","content":"Looking.","extra":{"cost":0.00048146,"response":{"id":"r1","model":"deepseek-chat","usage":{"completion_tokens":115,"prompt_tokens":1835,"prompt_cache_hit_tokens":320}}}},
+{"role":"user","content":"ok"},
+{"role":"assistant","content":"Done.","extra":{"cost":0.0006,"response":{"id":"r2","model":"deepseek-chat","usage":{"completion_tokens":10,"prompt_tokens":2000,"prompt_cache_hit_tokens":1800}}}}]}`
+	swe := `{"trajectory":[],"history":[{"role":"system","content":"s"},{"role":"user","content":"u"},{"role":"assistant","content":"a","action":"ls"},{"role":"user","content":"o"}],
+"info":{"model_stats":{"instance_cost":0.01952,"tokens_sent":7141,"tokens_received":243,"api_calls":5}},"replay_config":{"agent":{"model":{"name":"gpt-4o"}}}}`
+	for _, tc := range []struct {
+		name, in, card string
+		usage          int
+		prefix         bool
+	}{
+		{"mini-swe-agent", msa, "recorded by the agent</dt><dd>$0.0011 <small>3.85× the table&#39;s price of them, $0.0003</small>", 2, true},
+		{"SWE-agent", swe, "recorded by the agent</dt><dd>$0.0195 <small>the table prices them at $0.0203</small>", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(tc.in)
+			tr := transcripttest.Parse(t, data)
+			p := Build(tr, options(t, tc.name, data, tr, pricing.Default()))
+			page := string(write(t, p))
+			checkPage(t, []byte(page))
+			if !strings.Contains(page, tc.card) {
+				t.Errorf("no card %q", tc.card)
+			}
+			if len(p.Usage) != tc.usage || (p.Cost.Prefix > 0) != tc.prefix {
+				t.Errorf("%d rows of usage, a prefix of %d tokens", len(p.Usage), p.Cost.Prefix)
+			}
+		})
+	}
 }
 
 // TestFiltered: the page of filtered.jsonl against session.jsonl shows
@@ -147,20 +212,29 @@ func TestCorpus(t *testing.T) {
 			data, tr := load(t, path)
 			opts := options(t, filepath.Base(path), data, tr, pricing.Default())
 			p := Build(tr, opts)
-			r := replay.Replay(tr, opts.Policy, replay.Options{Counter: opts.Counter, Prices: opts.Prices, HourCache: opts.HourCache})
-			if h := p.Cost.Hidden; (h != nil) != (r.FactsUsed > 0) || h != nil && (h.Used != r.FactsUsed || h.Hidden != r.Compacted.Hidden ||
-				h.Recalls != r.Compacted.Recalls || h.WithRecalls != r.Compacted.WithRecalls) {
-				t.Errorf("the page's hidden facts %+v, the replay's %d used, %+v", h, r.FactsUsed, *r.Compacted)
-			}
-			if h := p.Cost.Hidden; h != nil && !bytes.Contains(write(t, p), []byte(`<p id="hidden">Of the `+textfmt.Plural(h.Used, "fact", "facts"))) {
-				t.Error("the page does not say what the replay hid")
-			}
+			ropts := replay.Options{Counter: opts.Counter, Prices: opts.Prices, HourCache: opts.HourCache}
+			r := replay.Replay(tr, nil, ropts)
 			if p.Sent != r.AsIs.Sent || p.Peak != r.AsIs.Peak || p.Requests != r.AsIs.Requests {
 				t.Errorf("the page sends %d tokens, %d at most, in %d requests; the replay %d, %d, %d",
 					p.Sent, p.Peak, p.Requests, r.AsIs.Sent, r.AsIs.Peak, r.AsIs.Requests)
 			}
-			if p.Cost.Runs[len(p.Cost.Runs)-2].Cost != r.AsIs.Cost {
-				t.Errorf("the page's replay costs %v, the replay %v", p.Cost.Runs[len(p.Cost.Runs)-2].Cost, r.AsIs.Cost)
+			// The page's replays count the prefix the usage records show.
+			ropts.Prefix = p.Cost.Prefix
+			if rp := replay.Replay(tr, nil, ropts); p.Cost.Runs[len(p.Cost.Runs)-2].Cost != rp.AsIs.Cost {
+				t.Errorf("the page's replay costs %v, the replay with a prefix of %d tokens %v", p.Cost.Runs[len(p.Cost.Runs)-2].Cost, ropts.Prefix, rp.AsIs.Cost)
+			}
+			// What ctx-compact's replay hid, with the same prefix, is what the
+			// page says.
+			rc := replay.Replay(tr, opts.Policy, ropts)
+			if h := p.Cost.Hidden; (h != nil) != (rc.FactsUsed > 0) || h != nil && (h.Used != rc.FactsUsed || h.Hidden != rc.Compacted.Hidden ||
+				h.Recalls != rc.Compacted.Recalls || h.WithRecalls != rc.Compacted.WithRecalls) {
+				t.Errorf("the page's hidden facts %+v, the replay's %d used, %+v", h, rc.FactsUsed, *rc.Compacted)
+			}
+			if h := p.Cost.Hidden; h != nil && !bytes.Contains(write(t, p), []byte(`<p id="hidden">Of the `+textfmt.Plural(h.Used, "fact", "facts"))) {
+				t.Error("the page does not say what the replay hid")
+			}
+			if p.Cost.Prefix > 0 && (len(opts.Usage) == 0 || opts.Usage[0].Requests > 1) {
+				t.Errorf("a prefix of %d tokens from %d usage records", p.Cost.Prefix, len(opts.Usage))
 			}
 			n := 0
 			for _, row := range p.Context {
@@ -265,11 +339,13 @@ func checkPage(t testing.TB, page []byte) {
 // pageError says what is wrong with a page: not well-formed (as XML:
 // every tag closed, every attribute quoted, every text escaped, no
 // character an HTML parser would choke on), an element or attribute that
-// is not the page's own, a stylesheet not its own, a script.
+// is not the page's own, an id that two elements have (a link to it, or a
+// script, finds one of them), a stylesheet not its own, a script.
 func pageError(page []byte) error {
 	d := xml.NewDecoder(bytes.NewReader(page))
 	d.Strict = true
 	inStyle := false
+	ids := map[string]string{} // the element that has each id
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -286,6 +362,12 @@ func pageError(page []byte) error {
 			for _, a := range tok.Attr {
 				if !attributes[a.Name.Local] && !(a.Name.Local == "xmlns" && a.Value == "http://www.w3.org/2000/svg") {
 					return fmt.Errorf("the page has an attribute %s=%q\n%s", a.Name.Local, a.Value, around(page, d.InputOffset()))
+				}
+				if a.Name.Local == "id" {
+					if other, ok := ids[a.Value]; ok {
+						return fmt.Errorf("the page has two elements of id %q: <%s> and <%s>", a.Value, other, tok.Name.Local)
+					}
+					ids[a.Value] = tok.Name.Local
 				}
 			}
 			inStyle = tok.Name.Local == "style"
@@ -322,6 +404,7 @@ func TestPageError(t *testing.T) {
 		"\x1b[31m",
 		"</pre><pre>",
 		"<svg><foreignObject></foreignObject></svg>",
+		`<span id="cost">a second element of id cost</span>`,
 	} {
 		mutated := strings.Replace(page, "<h1>", "<h1>"+bad, 1)
 		if pageError([]byte(mutated)) == nil {

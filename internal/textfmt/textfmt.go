@@ -60,6 +60,14 @@ func Dollars(x float64) string {
 	return "$" + whole + "." + frac
 }
 
+// Times is a ratio of two amounts: "4.90×"; "no estimate" over nothing.
+func Times(x, of float64) string {
+	if of == 0 {
+		return "no estimate"
+	}
+	return strconv.FormatFloat(x/of, 'f', 2, 64) + "×"
+}
+
 // Percent formats a share (0.732) as "73.2%".
 func Percent(share float64) string {
 	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
@@ -251,4 +259,49 @@ func RuneCount(s string) int {
 		}
 	}
 	return n
+}
+
+// Wrap fills text into lines of at most width characters, each after
+// indent, breaking between words (a word longer than a line has one to
+// itself); a newline in text starts a new line.
+func Wrap(text string, width int, indent string) string {
+	paras := strings.Split(text, "\n")
+	for i, p := range paras {
+		paras[i] = WrapWords(strings.Fields(p), width, indent, indent)
+	}
+	return strings.Join(paras, "\n")
+}
+
+// WrapWords fills words into lines of at most width characters, the first
+// after first, the others after indent, a space between two words (a word
+// may hold spaces of its own: it is not broken); a word longer than a line
+// has one to itself. No words give "".
+func WrapWords(words []string, width int, first, indent string) string {
+	if len(words) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(first)
+	n, start := RuneCount(first), -1
+	for _, w := range words {
+		wn := RuneCount(w)
+		if start >= 0 && n+1+wn > width {
+			b.WriteString("\n" + indent)
+			n, start = RuneCount(indent), -1
+		}
+		if start >= 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += wn
+		start = n
+	}
+	// A word that ends in a space (a flag's names before its usage) leaves
+	// none at the end of a line.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }

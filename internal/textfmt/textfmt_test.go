@@ -151,3 +151,23 @@ func TestDollars(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		width  int
+		indent string
+		want   string
+	}{
+		{"a bb ccc dddd", 8, "", "a bb ccc\ndddd"},
+		{"a bb ccc dddd", 8, "  ", "  a bb\n  ccc\n  dddd"},
+		{"averyverylongword b", 6, "", "averyverylongword\nb"},
+		{"one\ntwo three", 20, "", "one\ntwo three"},
+		{"é é é", 3, "", "é é\né"},
+		{"a\n\nb", 10, "  ", "  a\n\n  b"},
+	} {
+		if got := Wrap(tc.in, tc.width, tc.indent); got != tc.want {
+			t.Errorf("Wrap(%q, %d, %q) = %q, want %q", tc.in, tc.width, tc.indent, got, tc.want)
+		}
+	}
+}

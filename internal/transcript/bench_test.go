@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
@@ -16,5 +18,26 @@ func BenchmarkParse(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkStream checks 100 MiB of JSONL as a file's read gives it (one
+// piece) and as a pipe's do (16 MiB pieces): the cost of the bounds on the
+// input, beside reading it.
+func BenchmarkStream(b *testing.B) {
+	line := []byte(`{"type":"user","message":{"role":"user","content":"` + strings.Repeat("some text ", 30) + `"}}` + "\n")
+	data := bytes.Repeat(line, 100<<20/len(line))
+	for _, c := range []struct {
+		name  string
+		piece int
+	}{{"whole", len(data)}, {"16 MiB pieces", 16 << 20}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if err := checkChunks(NewStream(0), data, c.piece); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

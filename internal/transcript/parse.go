@@ -87,8 +87,13 @@ func split(src string, format Format) (Layout, jsonscan.Value, []record, error) 
 		return jsonl(src)
 	}
 	line, col := lineCol(src, start)
-	return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1,
-		Msg: "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(src[start:], 20)}
+	return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1, Msg: notJSONMsg(src[start:])}
+}
+
+// notJSONMsg says that an input whose first byte past white space starts
+// rest is not JSON.
+func notJSONMsg(rest string) string {
+	return "not a transcript: expected JSON (an array, an object with \"messages\", or JSONL), found " + quoteSnippet(rest, 20)
 }
 
 // quoteSnippet quotes the first line of s, up to n characters.

@@ -51,7 +51,7 @@ func (p *parser) sawModel(v jsonscan.Value) {
 func (p *parser) stampAll() {
 	msgs := p.t.Messages
 	if p.model == "" {
-		if m := documentModel(p.root); m != "" {
+		if m := DocumentModel(p.root); m != "" {
 			for _, msg := range msgs {
 				msg.Model = m
 			}
@@ -75,11 +75,12 @@ func (p *parser) stampAll() {
 	}
 }
 
-// documentModel is the model a JSON document names for the whole of it: a
+// DocumentModel is the model a JSON document names for the whole of it
+// ("" for none): a
 // request body's "model", a mini-swe-agent trajectory's
 // info.config.model.model_name, a SWE-agent trajectory's
 // replay_config.agent.model.name.
-func documentModel(root jsonscan.Value) string {
+func DocumentModel(root jsonscan.Value) string {
 	if !root.IsObject() {
 		return ""
 	}

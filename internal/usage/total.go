@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -19,26 +20,78 @@ type Total struct {
 	// know: they are priced as the format's default model
 	// (pricing.DefaultModel).
 	Unpriced int `json:"unpriced,omitempty"`
+	// Skipped counts the requests left out, not in Requests nor in any
+	// sum, because their usage holds a count that cannot be
+	// (Record.Impossible).
+	Skipped int `json:"skipped,omitempty"`
+	// RecordedCost is what the agents wrote that RecordedRequests of the
+	// requests cost, by their own prices (Record.RecordedCost); Cost is
+	// the estimate, by the table's.
+	RecordedCost     float64 `json:"recorded_cost_usd,omitempty"`
+	RecordedRequests int     `json:"recorded_requests,omitempty"`
 }
 
-// Add counts a request, priced at p (known: the table knows its model).
+// Margin is how far apart the cost an agent recorded and the estimate may
+// be, as a share of the larger, and still agree: the two count tokens and
+// round prices a little apart.
+const Margin = 0.05
+
+// Add counts a record's requests, priced at p (known: the table knows
+// their model); a record whose usage cannot be is counted as skipped, and
+// nothing of it is added.
 func (t *Total) Add(r Record, p pricing.Price, known bool) {
-	t.Requests++
-	t.Tokens.Add(r.Tokens)
-	t.Reasoning += r.Reasoning
-	t.Cost += p.Cost(r.Tokens)
-	if !known {
-		t.Unpriced++
+	n := max(r.Requests, 1)
+	if r.Impossible {
+		t.Skipped += n
+		return
 	}
+	t.Requests += n
+	t.Tokens.Add(r.Tokens)
+	t.Reasoning = pricing.Sum(t.Reasoning, r.Reasoning)
+	t.Cost += r.Estimate(p)
+	if !known {
+		t.Unpriced += n
+	}
+	if r.CostRecorded {
+		t.RecordedCost += r.RecordedCost
+		t.RecordedRequests += n
+	}
+}
+
+// Estimate is what the record's requests cost at the price p: a
+// session's totals at the rates of its average request's prompt (a long
+// prompt's rates are a request's, not a session's).
+func (r Record) Estimate(p pricing.Price) float64 {
+	return p.RatesFor(r.Tokens.Prompt() / int64(max(r.Requests, 1))).Cost(r.Tokens)
 }
 
 // Plus adds the total o to t.
 func (t *Total) Plus(o Total) {
 	t.Requests += o.Requests
 	t.Tokens.Add(o.Tokens)
-	t.Reasoning += o.Reasoning
+	t.Reasoning = pricing.Sum(t.Reasoning, o.Reasoning)
 	t.Cost += o.Cost
 	t.Unpriced += o.Unpriced
+	t.Skipped += o.Skipped
+	t.RecordedCost += o.RecordedCost
+	t.RecordedRequests += o.RecordedRequests
+}
+
+// Recorded reports whether the agents recorded the cost of every request
+// of the total: then RecordedCost and Cost are of the same requests.
+func (t Total) Recorded() bool { return t.Requests > 0 && t.RecordedRequests == t.Requests }
+
+// Differs reports whether the cost the agents recorded for every request
+// and the estimate differ by more than Margin: the agent priced them at
+// other rates (those of its day, its own table) or counted other tokens.
+func (t Total) Differs() bool {
+	if !t.Recorded() {
+		return false
+	}
+	// Half a hundredth of a cent apart is the same amount as the reports
+	// write it.
+	d := math.Abs(t.RecordedCost - t.Cost)
+	return d > Margin*max(t.RecordedCost, t.Cost) && d >= 0.00005
 }
 
 // Row is the total of one group.
@@ -97,14 +150,28 @@ func Tally(records []Record, f transcript.Format, prices *pricing.Table, key fun
 	return rows
 }
 
+// Possible is the records whose counts can all be, and how many were left
+// out (Record.Impossible), for a report that shows records one by one.
+func Possible(records []Record) ([]Record, int) {
+	kept := make([]Record, 0, len(records))
+	for _, r := range records {
+		if !r.Impossible {
+			kept = append(kept, r)
+		}
+	}
+	return kept, len(records) - len(kept)
+}
+
 // HourCache reports whether a session's records show its cache writes
 // lasting an hour (Anthropic's 1-hour cache, which Claude Code uses) more
 // than five minutes: a replay of it should price its writes so.
 func HourCache(records []Record) bool {
 	var hour, five int64
 	for _, r := range records {
-		hour += r.Tokens.CacheWrite1h
-		five += r.Tokens.CacheWrite
+		if !r.Impossible {
+			hour = pricing.Sum(hour, r.Tokens.CacheWrite1h)
+			five = pricing.Sum(five, r.Tokens.CacheWrite)
+		}
 	}
 	return hour > five
 }

@@ -107,6 +107,88 @@ func TestChatCompletions(t *testing.T) {
 	}
 }
 
+// TestRecordedCosts: what an agent wrote that its requests cost is read
+// beside their tokens: mini-swe-agent's extra.cost on each response, its
+// totals (info.model_stats) where it kept no response, SWE-agent's totals
+// with its tokens and the model its configuration names, Claude Code's
+// costUSD. A total tells the recorded cost from the estimate, and says
+// when they differ.
+func TestRecordedCosts(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []Record
+	}{{
+		name: "mini-swe-agent, each response",
+		in: `{"info":{"model_stats":{"instance_cost":0.0011,"api_calls":2}},"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"},
+{"role":"assistant","content":"a","extra":{"cost":0.00048146,"response":{"id":"r1","model":"deepseek-chat","usage":{"completion_tokens":115,"prompt_tokens":1835,"prompt_cache_hit_tokens":320}}}},
+{"role":"user","content":"o"},
+{"role":"assistant","content":"b","extra":{"cost":0.0006,"response":{"id":"r2","model":"deepseek-chat","usage":{"completion_tokens":10,"prompt_tokens":2000,"prompt_cache_hit_tokens":1800}}}}]}`,
+		want: []Record{
+			{ID: "r1", Model: "deepseek-chat", Tokens: pricing.Tokens{Input: 1515, CacheRead: 320, Output: 115}, RecordedCost: 0.00048146, CostRecorded: true},
+			{ID: "r2", Model: "deepseek-chat", Tokens: pricing.Tokens{Input: 200, CacheRead: 1800, Output: 10}, RecordedCost: 0.0006, CostRecorded: true},
+		},
+	}, {
+		name: "mini-swe-agent, its totals alone",
+		in: `{"info":{"model_stats":{"instance_cost":0.2066,"api_calls":31},"config":{"model":{"model_name":"claude-sonnet-4-20250514"}}},
+"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"},{"role":"assistant","content":"a"}]}`,
+		want: []Record{{Model: "claude-sonnet-4-20250514", Requests: 31, RecordedCost: 0.2066, CostRecorded: true}},
+	}, {
+		name: "SWE-agent",
+		in: `{"environment":"e","trajectory":[],"history":[{"role":"system","content":"s"},{"role":"user","content":"u"}],
+"info":{"exit_status":"submitted","model_stats":{"instance_cost":0.01952,"tokens_sent":7141,"tokens_received":243,"api_calls":5}},
+"replay_config":{"agent":{"model":{"name":"gpt-4o"}}}}`,
+		want: []Record{{Model: "gpt-4o", Requests: 5, Tokens: pricing.Tokens{Input: 7141, Output: 243}, RecordedCost: 0.01952, CostRecorded: true}},
+	}, {
+		name: "SWE-agent without model_stats",
+		in:   `{"trajectory":[],"history":[{"role":"system","content":"s"},{"role":"user","content":"u"}],"info":{}}`,
+	}, {
+		name: "Claude Code's costUSD",
+		in: `{"type":"assistant","sessionId":"s1","costUSD":0.0123,"requestId":"q","message":{"id":"m","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":10,"output_tokens":5}}}
+`,
+		want: []Record{{ID: "m:q", Model: "claude-sonnet-4-5", Session: "s1", Tokens: pricing.Tokens{Input: 10, Output: 5}, RecordedCost: 0.0123, CostRecorded: true}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs, _ := read(t, tc.in)
+			if len(recs) != len(tc.want) {
+				t.Fatalf("%d records, want %d: %+v", len(recs), len(tc.want), recs)
+			}
+			for i := range tc.want {
+				recs[i].Time = time.Time{}
+				if recs[i] != tc.want[i] {
+					t.Errorf("record %d: %+v, want %+v", i, recs[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestTotalRecorded: a total counts a record of a session's totals as its
+// requests, keeps the recorded cost of those that have one, and says the
+// two costs differ only when every request has a recorded cost and they
+// are more than Margin apart.
+func TestTotalRecorded(t *testing.T) {
+	var tot Total
+	tot.Add(Record{Requests: 5, RecordedCost: 0.02, CostRecorded: true}, pricing.Price{Rates: pricing.Rates{Output: 1}}, true)
+	tot.Add(Record{Tokens: pricing.Tokens{Output: 20000}}, pricing.Price{Rates: pricing.Rates{Output: 1}}, true) // $0.02, no recorded cost
+	if tot.Requests != 6 || tot.RecordedRequests != 5 || tot.RecordedCost != 0.02 || tot.Recorded() || tot.Differs() {
+		t.Errorf("%+v: want 6 requests, 5 recorded at $0.02, not all recorded, not compared", tot)
+	}
+	for _, tc := range []struct {
+		estimate, recorded float64
+		differs            bool
+	}{
+		{0.0537, 0.2631, true},
+		{0.02028, 0.01952, false}, // 3.7% apart
+		{1.00, 1.06, true},
+		{0.00010, 0.00013, false}, // less than half a hundredth of a cent
+	} {
+		tt := Total{Requests: 3, Cost: tc.estimate, RecordedCost: tc.recorded, RecordedRequests: 3}
+		if tt.Differs() != tc.differs {
+			t.Errorf("estimate $%g, recorded $%g: differs %v, want %v", tc.estimate, tc.recorded, !tc.differs, tc.differs)
+		}
+	}
+}
+
 // TestCorpus: every corpus file's records add up to what its lines hold;
 // a Claude Code session's responses count once each, a second pass with
 // the same seen IDs counts nothing, and the IDs seen are copies.
@@ -140,12 +222,23 @@ func TestCorpus(t *testing.T) {
 			seen := map[string]bool{}
 			first := Tally(recs, tr.Format, pricing.Default(), ByModel, seen)
 			again := Tally(recs, tr.Format, pricing.Default(), ByModel, seen)
-			n := 0
+			n, recorded := 0, 0.0
 			for _, r := range first {
 				n += r.Requests
+				recorded += r.RecordedCost
 			}
-			if n != len(recs) {
-				t.Errorf("tally counts %d requests of %d", n, len(recs))
+			stood := 0
+			for _, r := range recs {
+				stood += max(r.Requests, 1)
+			}
+			if n != stood {
+				t.Errorf("tally counts %d requests of %d", n, stood)
+			}
+			// A trajectory's own total is the sum of what it recorded of
+			// each request.
+			stats := jsonscan.Parse(string(data), 0).Get("info").Get("model_stats").Fields("instance_cost", "api_calls")
+			if cost, ok := dollars(stats[0]); ok && (math.Abs(recorded-cost) > 1e-9 || n != stats[1].Int()) {
+				t.Errorf("recorded $%.6f for %d requests, the trajectory's totals $%.6f for %d", recorded, n, cost, stats[1].Int())
 			}
 			for _, r := range again {
 				if r.Requests > 0 && tr.Format == transcript.ClaudeCode {

@@ -44,8 +44,8 @@ func runReplay(e *cli.Env, s *setup) error {
 	if err != nil {
 		return err
 	}
-	opts := replay.Options{Counter: s.ctr, Prices: s.prices, Model: e.String(model.Name), Prefix: pre}
-	report := replayReport{Version: schema, Encoding: s.ctr.Name(), Prices: pricing.Default().Date(), Prefix: pre, Sessions: []replay.Session{}}
+	opts := replay.Options{Counter: s.Counter, Prices: s.Prices, Model: s.Model, Prefix: pre}
+	report := replayReport{Version: schema, Encoding: s.Counter.Name(), Prices: pricing.Default().Date(), Prefix: pre, Sessions: []replay.Session{}}
 	err = e.EachParallel(srcs, func(in cli.Input) (func() error, error) {
 		t, err := e.Load(in)
 		if err != nil {
@@ -71,8 +71,8 @@ func runReplay(e *cli.Env, s *setup) error {
 // replaySession replays one session, as it was and compacted, with the
 // cache's life its records show (or --cache-ttl).
 func replaySession(t *transcript.Transcript, data []byte, s *setup, opts replay.Options) replay.Session {
-	opts.HourCache = s.hourCache(data, t.Format)
-	f := s.filterFor(data, t.Format)
+	opts.HourCache = s.HourCache(data, t.Format)
+	f := s.For(data, t.Format)
 	return replay.Replay(t, func(t *transcript.Transcript) replay.Advance { return f.Start(t).Advance }, opts)
 }
 

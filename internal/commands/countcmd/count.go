@@ -57,9 +57,9 @@ EXAMPLES:
    ctx-dedupe < s.jsonl | ctx-count --before s.jsonl
    ctx-count --html session.jsonl > session.html
    cat s.jsonl | ctx-count --tee --budget 200000 | ctx-truncate > out.jsonl`,
-	Flags: []ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until, costFlag, cli.PriceFlag, cli.PricesFlag,
+	Flags: append([]ucli.Flag{cli.EncodingFlag, jsonFlag, top, budget, window, tee, before, by, since, until, costFlag, cli.PriceFlag, cli.PricesFlag,
 		cli.EachLineFlag, cli.JobsFlag, cli.QuietFlag, cli.FormatFlag, cli.ToolKindFlag,
-		htmlFlag, outDir},
+		htmlFlag, outDir}, policy.Flags()...),
 	Run: runCount,
 }
 
@@ -78,6 +78,11 @@ var (
 func runCount(e *cli.Env) error {
 	if e.Bool(htmlFlag.Name) || e.Given(outDir) {
 		return runHTML(e)
+	}
+	for _, f := range policy.Flags() {
+		if e.Given(f) {
+			return cli.Usagef("--%s is the page's replay with ctx-compact: give --html too", f.Names()[0])
+		}
 	}
 	if e.Bool(costFlag.Name) {
 		return countCost(e)

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/commands/compactcmd"
 	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/sessionpage"
 	"github.com/ctxkit/ctxkit/internal/tokens"
@@ -19,6 +20,9 @@ var (
 		Usage: "write a page of the session instead of the report: one HTML file that needs nothing else (no network, no script), with the context and the cost request by request, the tool calls, the largest results and what the filters did (docs/count.md)"}
 	outDir = &ucli.StringFlag{Name: "output-dir", Aliases: []string{"o"}, EnvVars: []string{"CTX_OUTPUT_DIR"},
 		Usage: "with --html, write each FILE's page to `DIR`/<its name>.html, and a file found in a directory to DIR/<its path under it>.html; DIR is created if missing"}
+	// policy is ctx-compact's policy, which the page's replay puts in the
+	// loop: its flags, as ctx-compact's.
+	policy = compactcmd.NewPolicyFlags("with --html, as ctx-compact's: ")
 )
 
 // htmlHelp is what --help says of --html.
@@ -27,11 +31,15 @@ THE PAGE (--html): one self-contained HTML file per transcript, to open in a bro
 tokens each request sent by what they are (messages, thinking, tool inputs, each kind of
 tool's output), as the API reported them where the transcript keeps its usage, the cost
 request by request as billed, replayed as sent and with ctx-compact in the loop (cache
-breaks marked), the tool calls with their failures, denials, error loops and re-reads,
-the largest results (open one to read it, or the ctx-recall id of a long one), and what the
-filters replaced; a table of the numbers under each chart. With --before, the transcript
-before the filter beside it. Prices as --cost's (--price, --prices). One FILE's page goes
-to stdout; several need -o DIR.
+breaks marked), the tool calls with their failures (and what each said), denials, error
+loops and re-reads, the largest results (open one to read it, or the ctx-recall id of a long
+one), and what the filters replaced; a table of the numbers under each chart. The replays
+send, before the history, the prefix (system prompt, tool definitions) that the usage records
+show, so that they compare with the bill; each cost says what it is compared with. The
+replay with ctx-compact takes ctx-compact's flags (--recent, --horizon, --mode, --no-cut,
+--no-dedupe, --keep-edits, --model, --cache-ttl). With --before, the transcript before the
+filter beside it. Prices as --cost's (--price, --prices). One FILE's page goes to stdout;
+several need -o DIR.
 `
 
 // runHTML is ctx-count --html: a page of each transcript, to stdout or
@@ -50,6 +58,10 @@ func runHTML(e *cli.Env) error {
 		return err
 	}
 	prices, err := e.Prices()
+	if err != nil {
+		return err
+	}
+	pol, err := policy.Policy(e, ctr, prices, nil)
 	if err != nil {
 		return err
 	}
@@ -91,6 +103,7 @@ func runHTML(e *cli.Env) error {
 			return nil, err
 		}
 		opts.Prices, opts.Top, opts.Before, opts.BeforeName = prices, top, beforeT, beforeName
+		opts.Policy, opts.HourCache, opts.Model = sessionpage.PolicyOf(pol.For(in.Data, t.Format)), pol.HourCache(in.Data, t.Format), pol.Model
 		page := sessionpage.Build(t, opts)
 		return func() error {
 			if dir == "" {

@@ -3,10 +3,14 @@
 package dedupecmd
 
 import (
+	"fmt"
+	"strconv"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // Command is ctx-dedupe.
@@ -102,5 +106,15 @@ func runDedupe(e *cli.Env) error {
 	if err != nil {
 		return cli.Usagef("--%v", err)
 	}
-	return cli.Filter(e, f, nil)
+	return cli.Filter(e, f, sharedIDs)
+}
+
+// sharedIDs says why results that would be replaced were not: their calls
+// share ids, and a marker names a call by its id.
+func sharedIDs(r dedupe.Report, _ string) string {
+	if r.Shared == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s left whole: their calls share ids with other calls (%s is one), and a marker names the call it points at by its id",
+		textfmt.Plural(r.Shared, "result", "results"), strconv.Quote(r.SharedID))
 }

@@ -108,7 +108,7 @@ func updatePlaybook(path string, change func(p *playbook.Playbook) (changed bool
 	if err != nil || !changed {
 		return err
 	}
-	return safefile.Write(path, bytes.NewReader(p.Marshal()))
+	return safefile.WritePrivate(path, bytes.NewReader(p.Marshal()))
 }
 
 // viewPlaybook is updatePlaybook for a change that has nothing to change:

@@ -23,13 +23,13 @@ var learnCommand = cli.Command{
 	Usage:     "read the patterns of transcripts' tool calls into the playbook",
 	ArgsUsage: "[FILE ...]",
 	Description: `Reads transcripts (any format ctxkit reads) and finds in their tool calls the patterns below,
-each an occurrence of a strategy. An occurrence followed by success counts as helpful, one followed
-by a failure, or part of an error loop (ctx-loops' loops), as harmful, one whose outcome the
-transcript does not show as neutral; each cites its transcript and calls. A pattern spans two calls or more; its confidence is the strength of the tie
-between them (0.95 when the second call's target is named by the first, 0.85 when it is under the
-first's directory or named by its command, 0.80 when only their order ties them) less 0.02 for each
-call between them; those under --min-confidence are left out, and none spans more than --window
-calls.
+each an occurrence of a strategy. An occurrence followed by success counts as helpful, one
+followed by a failure, or part of an error loop (ctx-loops' loops), as harmful, one whose
+outcome the transcript does not show as neutral; each cites its transcript and calls. A pattern
+spans two calls or more; its confidence is the strength of the tie between them (0.95 when the
+second call's target is named by the first, 0.85 when it is under the first's directory or
+named by its command, 0.80 when only their order ties them) less 0.02 for each call between
+them; those under --min-confidence are left out, and none spans more than --window calls.
 
    file_operations   list before read, read before edit, related reads (same directory)
    code_navigation   search before read, search with line numbers then read those lines
@@ -41,11 +41,11 @@ calls.
 Learning from the same transcript twice changes nothing: each piece of evidence counts once. A
 strategy that says nearly the same as one of its category (--similarity) is that one.
 
-With --llm, a model reflects on each transcript instead, as ACE's reflector does (error,
-root cause, correct approach, key insight, tags of the playbook's strategies), through any
-OpenAI-compatible endpoint (see ctx-summarize --help for the --llm-* flags); its insight becomes a
-strategy when it cites calls of the transcript. Where the model fails or cites none, the rules
-learn from that transcript (one warning line, exit 0).
+With --llm, a model reflects on each transcript instead, as ACE's reflector does (error, root
+cause, correct approach, key insight, tags of the playbook's strategies), through any
+OpenAI-compatible endpoint (see ctx-summarize --help for the --llm-* flags); its insight
+becomes a strategy when it cites calls of the transcript. Where the model fails or cites none,
+the rules learn from that transcript (one warning line, exit 0).
 
 The playbook is written atomically (a temporary file renamed over it) under a lock (PATH.lock):
 runs at the same time wait for each other and lose no update.

@@ -16,10 +16,10 @@ var Command = cli.Command{
 	Name:      "ctx-playbook",
 	Usage:     "learn strategies from transcripts and hand them to the next session",
 	ArgsUsage: "COMMAND [flags] [ARGS ...]",
-	Description: `A playbook is a JSON file of strategies that an agent's own sessions taught, after ACE
-(Agentic Context Engine): each strategy has an id (fil-00042), a category, its text, counts of how
-often following it was followed by success (helpful) or by a failure (harmful), and the evidence:
-the transcript and the calls that show it. Yesterday's sessions go in with learn; today's session
+	Description: `A playbook is a JSON file of strategies that an agent's own sessions taught, after ACE (Agentic
+Context Engine): each strategy has an id (fil-00042), a category, its text, counts of how often
+following it was followed by success (helpful) or by a failure (harmful), and the evidence: the
+transcript and the calls that show it. Yesterday's sessions go in with learn; today's session
 starts with render's text in its system prompt (or a SessionStart hook). See docs/playbook.md.
 
 COMMANDS:

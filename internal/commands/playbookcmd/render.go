@@ -25,15 +25,15 @@ writes nothing.
    ace                  ACE's lines under ## SECTION:
                         [fil-00042] helpful=5 harmful=0 :: Read a file before editing it, …
    json (--json)        {"version":1,"strategies":[{"id","category","content","helpful_count",
-                        "harmful_count","neutral_count","effectiveness"}],"shown","omitted","tokens"};
-                        --max-tokens bounds the strategies' JSON
+                        "harmful_count","neutral_count","effectiveness"}],"shown","omitted",
+                        "tokens"}; --max-tokens bounds the strategies' JSON
 
 --stats prints on stderr how many strategies fit and their tokens.
 
-With --hook claude-code or --hook codex, it answers the agent's SessionStart hook (the payload on
-stdin) with the rendering as additionalContext, so that a new session starts with the playbook;
-other events, and an empty playbook, get no answer. A hook never breaks the session: a bad playbook
-is one line on stderr, exit 0 (docs/hooks.md).
+With --hook claude-code or --hook codex, it answers the agent's SessionStart hook (the payload
+on stdin) with the rendering as additionalContext, so that a new session starts with the
+playbook; other events, and an empty playbook, get no answer. A hook never breaks the session:
+a bad playbook is one line on stderr, exit 0 (docs/hooks.md).
 
 EXAMPLES:
    ctx-playbook render > playbook.md

@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/ctxkit/ctxkit/internal/cli"
+	"github.com/ctxkit/ctxkit/internal/hook/shellwrap"
 	"github.com/ctxkit/ctxkit/internal/truncate"
 )
 
@@ -40,22 +41,31 @@ every one named below by directory; …"), every path of the rest grouped by dir
 its matches (store.go: 3, 12-14), within --max-chars, or the directories counted.
 
 Which results: those of shell tools (any call with a command line: Bash, exec_command, shell,
-run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default; --tools NAME,... names the tools instead, --all
-takes every tool. Never cut: results of edits and writes, results that a ctx-* filter already
-replaced (they start with a [ctx-...] marker) or that a marker points at, and results already
-cut (a second run changes nothing). Copies of the output that a format keeps beside the result
-(Claude Code's toolUseResult, Codex's exec_command_end events, mini-swe-agent's raw_output)
-are cut the same way, unless --keep-mirrors.
+run_shell, local_shell_call..., and Codex's write_stdin polls of a running command) by default;
+--tools NAME,... names the tools instead, --all takes every tool. Never cut: results of edits
+and writes, results that a ctx-* filter already replaced (they start with a [ctx-...] marker)
+or that a marker points at, and results already cut (a second run changes nothing). Copies of
+the output that a format keeps beside the result (Claude Code's toolUseResult, Codex's
+exec_command_end events, mini-swe-agent's raw_output) are cut the same way, unless
+--keep-mirrors.
 
 Token mode (like ttok): --max-tokens, --head-tokens and --tail-tokens count tokens with
 --encoding instead of chars; giving any of them turns it on (the others default to 2,500, 500
 and 500). See docs/truncate.md.
 
---hook claude-code makes it Claude Code's PostToolUse hook on Bash: it reads the hook's JSON on
-stdin and answers with the output cut by the same rules, in Bash's own shape, so that a long
-output reaches the model already cut (docs/hooks.md, examples/hooks). With --archive (or
-CTX_ARCHIVE) it stores the full output first and the cut cites it, as a filter's does; an
-archive that cannot be written lets the output go on whole.
+--hook claude-code makes it Claude Code's hook on Bash (docs/hooks.md, examples/hooks;
+ctx-setup writes it). On PreToolUse it rewrites a command whose output can be cut without
+anything else changing (one command, after cd, export or source; no pipe, redirection,
+here-document, $(...), background job or interactive program) to
+
+   set -o pipefail; COMMAND 2>&1 | ctx-truncate --output-of CALL_ID [its flags]
+
+so that the output reaches the model already cut, a failing one too, with the same exit
+status, and never answers with a permission decision (Claude Code checks the rewritten line
+against the user's rules; the settings allow its two added parts). On PostToolUse it cuts a
+long output of a call it did not rewrite, in Bash's own shape. Either way it stores the full
+output in the default archive first (or --archive's; --archive '' for none) and the cut
+cites it; an archive that cannot be written lets the output go on whole.
 
 EXAMPLES:
    ctx-truncate session.jsonl > short.jsonl
@@ -63,7 +73,7 @@ EXAMPLES:
    ctx-truncate --max-chars 4000 --head 1000 --tail 1000 --keep-pattern 'WARN' s.jsonl
    ctx-truncate --max-tokens 1000 --tools Bash,Grep < s.jsonl | ctx-count --before s.jsonl`,
 	Flags: cli.FilterFlags(maxChars, head, tail, maxTokens, headTokens, tailTokens, keepMatches, keepPattern,
-		toolsFlag, all, keepMirrors, cli.EncodingFlag, cli.HookFlag),
+		toolsFlag, all, keepMirrors, cli.EncodingFlag, cli.HookFlag, outputOf),
 	Run: runTruncate,
 }
 
@@ -88,6 +98,8 @@ var (
 		Usage: "cut the results of the tools `NAME,...` (any case) instead of the shell tools"}
 	all = &ucli.BoolFlag{Name: "all", EnvVars: []string{"CTX_ALL"},
 		Usage: "cut the results of every tool, and results without a call"}
+	outputOf = &ucli.StringFlag{Name: strings.TrimPrefix(shellwrap.OutputOf, "--"), EnvVars: []string{"CTX_OUTPUT_OF"},
+		Usage: "read on stdin the output of the call `ID`, whose command line the hook rewrote, and print what the model gets"}
 	keepMirrors = cli.KeepMirrorsFlag("leave the copies of an output kept beside its result (Claude Code's toolUseResult...) whole")
 )
 
@@ -145,7 +157,10 @@ func runTruncate(e *cli.Env) error {
 	if err != nil {
 		return cli.Usagef("--%v", err)
 	}
-	if e.IsSet(cli.HookFlag.Name) {
+	switch {
+	case e.IsSet(outputOf.Name):
+		return e.Piped(pipedOutput(e, opts, e.String(outputOf.Name)))
+	case e.IsSet(cli.HookFlag.Name):
 		return e.Hook(hookHandler(e, f, opts))
 	}
 	return cli.Filter(e, f, nil)

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ctxkit/ctxkit/internal/safefile"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -294,7 +295,54 @@ func writeState[T any](path string, s sessionState[T]) {
 	if err != nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
-		_ = safefile.Write(path, bytes.NewReader(data))
+	_ = safefile.WritePrivate(path, bytes.NewReader(data)) // what the session did: the user's alone
+}
+
+// callsDir holds the payloads of calls whose command a PreToolUse hook
+// rewrote, until the command's filter reads them (SaveCall, TakeCall).
+const callsDir = "calls"
+
+// SaveCall keeps the PreToolUse payload of the call id, whose command
+// was rewritten to pipe its output into a filter that will need it
+// (TakeCall). Payloads of calls that never ran (denied after the rewrite)
+// are swept after a day.
+func SaveCall(id string, payload []byte) error {
+	dir, err := Dir()
+	if err != nil {
+		return err
 	}
+	dir = filepath.Join(dir, callsDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > 24*time.Hour {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return safefile.Write(filepath.Join(dir, callFile(id)), bytes.NewReader(payload))
+}
+
+// TakeCall returns the payload SaveCall kept for the call id, and forgets
+// it.
+func TakeCall(id string) ([]byte, error) {
+	dir, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, callsDir, callFile(id))
+	data, err := os.ReadFile(path)
+	if err == nil {
+		_ = os.Remove(path)
+	}
+	return data, err
+}
+
+// callFile names a call's file by a hash of its id: an id is the agent's,
+// and never a path.
+func callFile(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:12]) + ".json"
 }

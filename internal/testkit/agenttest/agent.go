@@ -122,6 +122,11 @@ type Session struct {
 	// Home is the HOME the agent runs in (CODEX_HOME under it); a new
 	// temporary one when empty.
 	Home string
+	// Prepare, when set, runs after the agent's own files are written into
+	// the home (Hooks, Codex's config.toml pointing at the server) and
+	// before the agent: a test sets the home up as a user would
+	// (ctx-setup).
+	Prepare func(home string)
 	// AllowedTools, when set, runs Claude Code with permissions asked as a
 	// user's session asks them: these tools allowed on the command line
 	// (--allowedTools), the rest as the settings say, instead of
@@ -186,6 +191,9 @@ func (a Agent) Run(t testing.TB, bin string, s Session) *Run {
 		a.writeConfig(t, filepath.Join(codexHome, "config.toml"), []byte(config))
 	default:
 		t.Fatalf("unknown agent %q", a.Name)
+	}
+	if s.Prepare != nil {
+		s.Prepare(r.Home)
 	}
 	env = append(env, s.Env...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

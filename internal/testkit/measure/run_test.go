@@ -55,7 +55,7 @@ func dedupeStep(t testing.TB, keep dedupe.Keep) step {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.Apply
+	return func(tr *transcript.Transcript) stats.Report { return f.Apply(tr).Report }
 }
 
 func truncateStep(t testing.TB) step {
