@@ -30,6 +30,14 @@
 //     it is new on that request anyway: a result is replaced the request
 //     after the model answered it, or, when its summary saves too little,
 //     not at all.
+//   - never, while it is still worth more to the agent than its tokens
+//     cost: a read's result (the text of a file, which the agent edits
+//     and writes from, often many turns later without naming it in
+//     between), and a short result the model referred to while it was in
+//     the window (it wrote a name, a path or a number that the result
+//     shows: internal/facts). A replay counts what a replacement hid that
+//     the model went on to use; keeping these is what keeps that small
+//     (docs/compact.md).
 //
 // A result, or an edit's arguments, thus takes at most two forms over a
 // session's requests: its arrival form (whole, cut or a pointer), then its
@@ -93,6 +101,14 @@ type Options struct {
 	// keeps the results the model has not answered yet, and replaces a
 	// result from the request after the one that first sent it. At least 1.
 	Window int
+	// KeepReads keeps a read's result whole once used: the text of a file
+	// is what the agent edits, writes and reasons from, often many turns
+	// later without naming it in between (docs/compact.md).
+	KeepReads bool
+	// KeepReferred keeps whole, once used, a result of at most this many
+	// tokens that the model referred to since it arrived: it wrote a name,
+	// path or number that the result shows (internal/facts); 0 keeps none.
+	KeepReferred int
 	// Horizon is how many more requests the session is expected to run,
 	// per request it has run so far: a session that has run k requests
 	// runs Horizon*k more. It weighs what a replacement saves.
@@ -123,15 +139,17 @@ type Options struct {
 
 // The defaults, chosen by replaying the corpus (docs/performance.md).
 const (
-	DefaultWindow  = 1
-	DefaultHorizon = 4.0
+	DefaultWindow       = 1
+	DefaultHorizon      = 4.0
+	DefaultKeepReferred = 1000
 )
 
 // Defaults are ctx-compact's defaults, counting with ctr.
 func Defaults(ctr tokens.Counter) Options {
 	cut := truncate.DefaultRules()
 	cut.Counter = ctr
-	return Options{Counter: ctr, Window: DefaultWindow, Horizon: DefaultHorizon, Cut: &cut, Dedupe: true}
+	return Options{Counter: ctr, Window: DefaultWindow, Horizon: DefaultHorizon, Cut: &cut, Dedupe: true,
+		KeepReads: true, KeepReferred: DefaultKeepReferred}
 }
 
 // Filter is a validated set of options.
@@ -154,6 +172,8 @@ func New(opts Options) (*Filter, error) {
 		return nil, fmt.Errorf("window must be 1 or more (the results the model has not answered yet stay whole), not %d", opts.Window)
 	case !(opts.Horizon >= 0) || opts.Horizon > 1000:
 		return nil, fmt.Errorf("horizon must be between 0 and 1000, not %v", opts.Horizon)
+	case opts.KeepReferred < 0:
+		return nil, fmt.Errorf("the tokens of a result kept when referred to must be 0 or more, not %d", opts.KeepReferred)
 	}
 	f := &Filter{opts: opts, prices: opts.Prices, sum: opts.Summarizer}
 	if f.prices == nil {

@@ -51,6 +51,10 @@ var settings = map[string]func(*Options){
 	},
 	"clears, archived":        func(o *Options) { o.Summarizer, o.Handle = Clears(counter()), invariant.Handles },
 	"horizon 0, keep mirrors": func(o *Options) { o.Horizon, o.KeepMirrors = 0, true },
+	"reads replaced, referred kept up to 5,000 tokens, archived": func(o *Options) {
+		o.KeepReads, o.KeepReferred, o.Handle = false, 5000, invariant.Handles
+	},
+	"reads replaced, none kept when referred to": func(o *Options) { o.KeepReads, o.KeepReferred = false, 0 },
 }
 
 // TestInvariants: over every fixture and corpus file, with every setting,
@@ -112,17 +116,6 @@ func replayLoop(t *testing.T, f *Filter, tr *transcript.Transcript) history {
 	}
 	h.units = l.units
 	return h
-}
-
-// sent is the text a unit is sent in now.
-func (u *unit) sent() string {
-	switch {
-	case u.text != nil:
-		return *u.text
-	case u.c != nil:
-		return u.c.Input
-	}
-	return u.r.Text()
 }
 
 // TestForms: request by request, over every fixture and corpus file, a

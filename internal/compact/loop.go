@@ -5,9 +5,11 @@ import (
 	"strings"
 
 	"github.com/ctxkit/ctxkit/internal/dedupe"
+	"github.com/ctxkit/ctxkit/internal/facts"
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/marker"
 	"github.com/ctxkit/ctxkit/internal/pricing"
+	"github.com/ctxkit/ctxkit/internal/replay"
 	"github.com/ctxkit/ctxkit/internal/stats"
 	"github.com/ctxkit/ctxkit/internal/summarize"
 	"github.com/ctxkit/ctxkit/internal/tools"
@@ -50,6 +52,10 @@ type unit struct {
 	sumTokens int
 	tried     bool
 	pinned    bool // a pointer points at it: it stays as it is
+	// referred says the model wrote a fact the result shows, as it
+	// arrived, while it was in the window (KeepReferred); left, that it
+	// left the window.
+	referred, left bool
 }
 
 // Loop is the compaction of one session, advanced message by message: its
@@ -64,6 +70,7 @@ type Loop struct {
 	msgs   fenwick.Tree // the tokens each message is sent in
 	units  []*unit      // in the order they arrived
 	byRes  []*unit      // by result index, once arrived
+	byCall []*unit      // by call index: the arguments that may be stubbed
 	reads  *dedupe.Arrivals
 	starts []bool // by message index: a model turn starts there
 	byID   map[string]*unit
@@ -76,7 +83,12 @@ type Loop struct {
 	prevEnd  int // where the last request's history ended
 	young    []*unit
 	pending  []*unit // out of the window, not yet replaced, in the order of the history
-	emit     func(m *transcript.Message, tokens int)
+	emit     func(replay.Change)
+
+	// With KeepReferred: the facts the results that may be kept show and
+	// the model wrote, and the results still in the window that show each.
+	facts *facts.Session
+	shows map[facts.ID][]*unit
 }
 
 // Start begins the compaction of t, a session as a live loop sees it.
@@ -93,6 +105,7 @@ func (f *Filter) start(t *transcript.Transcript, tally stats.Tally) *Loop {
 	}
 	l.sum = f.sum(t.Cwd, l.handle)
 	l.byRes = make([]*unit, len(t.Results))
+	l.byCall = make([]*unit, len(t.Calls))
 	if f.dedupe != nil {
 		l.reads = f.dedupe.Arrivals(t)
 	}
@@ -104,6 +117,9 @@ func (f *Filter) start(t *transcript.Transcript, tally stats.Tally) *Loop {
 	for _, tn := range t.Turns() {
 		l.starts[tn.Messages[0]] = true
 	}
+	if f.opts.KeepReferred > 0 {
+		l.facts, l.shows = facts.New(), map[facts.ID][]*unit{}
+	}
 	return l
 }
 
@@ -114,7 +130,7 @@ func (f *Filter) start(t *transcript.Transcript, tally stats.Tally) *Loop {
 // the tokens it is sent in from then on. n must be the start of a model
 // turn or the end of the transcript for the state to be that of the
 // history before n (a request's history ends there); it may not go back.
-func (l *Loop) Advance(n int, changed func(m *transcript.Message, tokens int)) {
+func (l *Loop) Advance(n int, changed func(replay.Change)) {
 	l.emit = changed
 	defer func() { l.emit = nil }()
 	for ; l.next < n; l.next++ {
@@ -136,6 +152,7 @@ func (l *Loop) take(m *transcript.Message) {
 		// What came before is not sent again: not replaced, and no base
 		// of a pointer.
 		l.young, l.pending = nil, nil
+		clear(l.shows)
 		if l.reads != nil {
 			l.reads = l.f.dedupe.Arrivals(l.t)
 		}
@@ -145,6 +162,7 @@ func (l *Loop) take(m *transcript.Message) {
 	}
 	for _, c := range m.Calls {
 		if u := l.arriveCall(c); u != nil {
+			l.byCall[c.Index] = u
 			l.add(u)
 		}
 	}
@@ -155,6 +173,66 @@ func (l *Loop) take(m *transcript.Message) {
 			l.byID[r.CallID] = u
 		}
 		l.add(u)
+		l.index(u)
+	}
+	if l.facts != nil && m.Role == "assistant" {
+		l.refer(m)
+	}
+}
+
+// index files a result that may be kept when referred to under the facts
+// it shows as it arrived (whole or cut), and a read's also under its
+// file's path.
+func (l *Loop) index(u *unit) {
+	if l.facts == nil || u.own || u.form != formWhole && u.form != formCut || u.tokens > l.f.opts.KeepReferred {
+		return
+	}
+	ids := l.facts.Shows(l.current(u))
+	if c := u.r.Call; c != nil && c.Kind == tools.Read {
+		ids = append(ids, l.facts.ArgShows(c)...)
+	}
+	for _, id := range ids {
+		l.shows[id] = append(l.shows[id], u)
+	}
+}
+
+// refer marks the results in the window that show a fact the model wrote
+// in m as referred to. What counts is what a second run over the output
+// reads the same: the message's text and thinking, the arguments of
+// calls, but of an edit's or a write's (which may be sent as a stub) only
+// its file.
+func (l *Loop) refer(m *transcript.Message) {
+	mark := func(ids []facts.ID) {
+		for _, id := range ids {
+			us := l.shows[id]
+			if len(us) == 0 {
+				continue
+			}
+			keep := us[:0] // those out of the window need no mark: forgotten
+			for _, u := range us {
+				if !u.left {
+					u.referred = true
+					keep = append(keep, u)
+				}
+			}
+			if len(keep) == 0 {
+				delete(l.shows, id)
+			} else {
+				l.shows[id] = keep
+			}
+		}
+	}
+	for _, b := range m.Blocks {
+		if b.Type != transcript.Image {
+			mark(l.facts.Names(b.Text))
+		}
+	}
+	for _, c := range m.Calls {
+		if l.byCall[c.Index] == nil {
+			mark(l.facts.ArgNames(c))
+		} else if f := c.Args.File(l.t.Cwd); f != "" {
+			mark(l.facts.Names(f))
+		}
 	}
 }
 
@@ -252,7 +330,8 @@ func (l *Loop) decide(n int) {
 	for len(l.young) > 0 && l.turns-l.young[0].turn >= l.f.opts.Window {
 		u := l.young[0]
 		l.young = l.young[1:]
-		if l.candidate(u, n) {
+		u.left = true
+		if !l.kept(u) && l.candidate(u, n) {
 			l.pending = append(l.pending, u)
 		}
 	}
@@ -265,6 +344,20 @@ func (l *Loop) decide(n int) {
 		l.pending = l.pending[:best]
 	}
 	l.prevEnd = n
+}
+
+// kept reports whether a result out of the window stays whole for good
+// for what it is still worth to the agent: a read (KeepReads), or a short
+// one the model referred to (KeepReferred). One that came replaced was
+// not kept by the run that replaced it.
+func (l *Loop) kept(u *unit) bool {
+	if u.r == nil || u.own {
+		return false
+	}
+	if c := u.r.Call; l.f.opts.KeepReads && c != nil && c.Kind == tools.Read {
+		return true
+	}
+	return u.referred && u.tokens <= l.f.opts.KeepReferred
 }
 
 // candidate reports whether a unit out of the window may be replaced at
@@ -387,6 +480,33 @@ func (l *Loop) resize(u *unit, tokens int) {
 	l.msgs.Add(m, tokens-u.tokens)
 	u.tokens = tokens
 	if l.emit != nil && !u.own { // an own unit's tokens are what it replaced, not what is sent
-		l.emit(l.t.Messages[m], l.msgs.Sum(m, m+1))
+		l.emit(replay.Change{Message: l.t.Messages[m], Tokens: l.msgs.Sum(m, m+1), Input: l.input, Output: l.output})
 	}
+}
+
+// input is the text a call's arguments are sent in now.
+func (l *Loop) input(c *transcript.Call) string {
+	if u := l.byCall[c.Index]; u != nil {
+		return u.sent()
+	}
+	return c.Input
+}
+
+// output is the text a result is sent in now.
+func (l *Loop) output(r *transcript.Result) string {
+	if u := l.byRes[r.Index]; u != nil {
+		return u.sent()
+	}
+	return r.Text()
+}
+
+// sent is the text a unit is sent in now.
+func (u *unit) sent() string {
+	switch {
+	case u.text != nil:
+		return *u.text
+	case u.c != nil:
+		return u.c.Input
+	}
+	return u.r.Text()
 }

@@ -84,7 +84,7 @@ func everyRequest(steps ...func(*transcript.Transcript)) func(*testing.T, sessio
 			for i, m := range tr.Messages {
 				sent[i] = raw.Message(m)
 			}
-			return func(n int, changed func(*transcript.Message, int)) {
+			return func(n int, changed func(replay.Change)) {
 				pt, err := transcript.Parse(transcripttest.Prefix(t, s.data, tr, n), transcript.Options{Format: tr.Format})
 				if err != nil {
 					t.Fatal(err)
@@ -96,10 +96,12 @@ func everyRequest(steps ...func(*transcript.Transcript)) func(*testing.T, sessio
 					}
 				}
 				tl := stats.Count(pt, counter())
+				input := func(c *transcript.Call) string { return pt.Calls[c.Index].Input }
+				output := func(r *transcript.Result) string { return pt.Results[r.Index].Text() }
 				for i, m := range pt.Messages {
 					if k := tl.Message(m); k != sent[i] {
 						sent[i] = k
-						changed(tr.Messages[i], k)
+						changed(replay.Change{Message: tr.Messages[i], Tokens: k, Input: input, Output: output})
 					}
 				}
 			}
@@ -115,13 +117,21 @@ func epochs(every, keep int) func(*testing.T, session) replay.Policy {
 			tl := stats.Count(tr, counter())
 			sum := summarize.Rules{Cwd: tr.Cwd}
 			done := make([]bool, len(tr.Results))
+			summary := make([]*string, len(tr.Results))
+			input := func(c *transcript.Call) string { return c.Input }
+			output := func(r *transcript.Result) string {
+				if s := summary[r.Index]; s != nil {
+					return *s
+				}
+				return r.Text()
+			}
 			msg := make([]int, len(tr.Messages))
 			for i, m := range tr.Messages {
 				msg[i] = tl.Message(m)
 			}
 			taken, history, next := 0, 0, every
 			var arrived []*transcript.Result
-			return func(n int, changed func(*transcript.Message, int)) {
+			return func(n int, changed func(replay.Change)) {
 				for ; taken < n; taken++ {
 					history += tl.Message(tr.Messages[taken])
 					arrived = append(arrived, tr.Messages[taken].Results...)
@@ -141,7 +151,8 @@ func epochs(every, keep int) func(*testing.T, session) replay.Policy {
 					if text, ok := sum.Summarize(c, r.Text()); ok {
 						if k := counter().Count(text); k < tl.Results[r.Index] {
 							msg[r.Message.Index] -= tl.Results[r.Index] - k
-							changed(r.Message, msg[r.Message.Index])
+							summary[r.Index] = &text
+							changed(replay.Change{Message: r.Message, Tokens: msg[r.Message.Index], Input: input, Output: output})
 						}
 					}
 				}
@@ -169,7 +180,7 @@ func candidates() []candidate {
 		{"ctx-dedupe | ctx-truncate | ctx-summarize, defaults, on every request", everyRequest(step(dd), step(tc), step(sm)), 0},
 		{"each output cut once, on arrival (the hooks)", compacting(func(o *Options) { o.Window, o.Dedupe = never, false }), 0},
 		{"every result older than the last 3 turns summarized", compacting(func(o *Options) {
-			o.Window, o.Horizon, o.Cut, o.Dedupe, o.KeepEdits = 3, 1000, nil, false, true
+			o.Window, o.Horizon, o.Cut, o.Dedupe, o.KeepEdits, o.KeepReads, o.KeepReferred = 3, 1000, nil, false, true, false, 0
 		}), 0},
 		{"epochs every 40k tokens, the last 5 results kept", epochs(40000, 5), 0},
 		{"ctx-dedupe --keep first --within 2 | ctx-summarize --loop 3, on every request", everyRequest(step(first), step(loop)), 0},
@@ -178,32 +189,70 @@ func candidates() []candidate {
 		{"ctx-compact, horizon 1", compacting(func(o *Options) { o.Horizon = 1 }), 0},
 		{"ctx-compact, nothing on arrival", compacting(func(o *Options) { o.Cut, o.Dedupe = nil, false }), 0},
 		{"ctx-compact --mode clear (clears instead of summaries)", compacting(func(o *Options) { o.Summarizer = Clears(ctr) }), 0},
-		{"ctx-compact, a clear where the summary keeps over half the result", compacting(func(o *Options) { o.Summarizer = clearOver(0.5) }), 0},
-		{"ctx-compact, a clear where the summary keeps over a quarter", compacting(func(o *Options) { o.Summarizer = clearOver(0.25) }), 0},
 		{"ctx-compact (defaults)", compacting(nil), 0},
 		{"ctx-compact (defaults), a 20,000-token prefix counted", compacting(nil), 20000},
 	}
 }
 
-// sizeChoice summarizes a result, but clears it (Clear) where the summary
-// keeps more than share of its tokens: a candidate for the peak context.
-type sizeChoice struct {
-	rules, clear summarize.Summarizer
-	share        float64
+// frontier is the rows of docs/compact.md's table: no compaction, the old
+// pipeline, clearing every result once used (as server-side clearing
+// does), ctx-compact before it weighed what a result is worth, and its
+// flags that move along the frontier.
+func frontier() []candidate {
+	ctr := counter()
+	dd, _ := dedupe.New(dedupe.Defaults(ctr))
+	rules := truncate.DefaultRules()
+	rules.Counter = ctr
+	tc, _ := truncate.New(truncate.Options{Rules: rules})
+	sm, _ := summarize.New(summarize.Defaults(ctr))
+	before := func(o *Options) { o.KeepReads, o.KeepReferred = false, 0 }
+	return []candidate{
+		{"none: the history as it was", nil, 0},
+		{"ctx-dedupe \\| ctx-truncate \\| ctx-summarize on every request", everyRequest(step(dd), step(tc), step(sm)), 0},
+		{"every result cleared once used (`--mode clear --replace-reads --keep-referred 0`)", compacting(func(o *Options) {
+			before(o)
+			o.Summarizer = Clears(ctr)
+		}), 0},
+		{"ctx-compact before (`--replace-reads --keep-referred 0`)", compacting(before), 0},
+		{"`--replace-reads`", compacting(func(o *Options) { o.KeepReads = false }), 0},
+		{"`--keep-referred 0`", compacting(func(o *Options) { o.KeepReferred = 0 }), 0},
+		{"`--mode clear`", compacting(func(o *Options) { o.Summarizer = Clears(ctr) }), 0},
+		{"**ctx-compact now (defaults)**", compacting(nil), 0},
+		{"`--keep-referred 5000`", compacting(func(o *Options) { o.KeepReferred = 5000 }), 0},
+	}
 }
 
-func (s sizeChoice) Summarize(c *transcript.Call, text string) (string, bool) {
-	sum, ok := s.rules.Summarize(c, text)
-	if ok && float64(counter().Count(sum)) > s.share*float64(counter().Count(text)) {
-		return s.clear.Summarize(c, text)
+// frontierTable is a row a policy: on the sessions over 50k tokens, the
+// bill in total as a ratio of no compaction, with the recalls, the share
+// of the facts used that it hid in total and on the worst long Claude
+// Code session, the worst session's bill with recalls, and the worst peak.
+func frontierTable(t *testing.T, all []session) string {
+	var b strings.Builder
+	b.WriteString("| policy | cost | with recalls | hidden | worst Claude Code session hidden | worst session with recalls | worst peak |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range frontier() {
+		var big []replay.Session
+		worstHidden, worstRecall, peak := 0.0, 0.0, 0.0
+		for _, s := range all {
+			var p replay.Policy
+			if c.policy != nil {
+				p = c.policy(t, s)
+			}
+			r := s.replayed(p, c.prefix)
+			if r.Tokens <= large {
+				continue
+			}
+			big = append(big, r)
+			if r.Format == string(transcript.ClaudeCode) {
+				worstHidden = max(worstHidden, r.HiddenShare())
+			}
+			worstRecall, peak = max(worstRecall, r.RecallRatio()), max(peak, r.PeakRatio())
+		}
+		tot := replay.Total(big)
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.1f%% | %.1f%% | %.2f | %.2f |\n", c.name, tot.Ratio(), tot.RecallRatio(),
+			100*tot.HiddenShare(), 100*worstHidden, worstRecall, peak)
 	}
-	return sum, ok
-}
-
-func clearOver(share float64) Summarizer {
-	return func(cwd string, handle func(*transcript.Result) string) summarize.Summarizer {
-		return sizeChoice{RuleSummaries(cwd, handle), Clears(counter())(cwd, handle), share}
-	}
+	return b.String()
 }
 
 // TestNumbers prints the tables of docs/performance.md, "Savings that show
@@ -220,6 +269,7 @@ func TestNumbers(t *testing.T) {
 		chosen = append(chosen, s.replayed(compacting(nil)(t, s), 0))
 	}
 	fmt.Print("### ctx-compact with its defaults, session by session\n\n", sessionTable(chosen))
+	fmt.Print("\n### The frontier\n\n", frontierTable(t, all))
 	fmt.Print("\n### The candidates\n\n", candidateTable(t, all))
 	fmt.Print("\n### What the sessions' own records say\n\n", recordedTable(all))
 }
@@ -251,8 +301,8 @@ func recordedTable(all []session) string {
 // sessionTable is a row a session, then the totals.
 func sessionTable(ss []replay.Session) string {
 	var b strings.Builder
-	b.WriteString("| session | model | tokens | requests | tokens sent | bill | ratio | input ratio | peak ratio | cache breaks |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| session | model | tokens | requests | tokens sent | bill | ratio | input ratio | peak ratio | cache breaks | facts used | hidden | with recalls |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var big []replay.Session
 	for _, s := range ss {
 		name := s.File
@@ -290,9 +340,10 @@ func row(s replay.Session, name, model string, peak ...float64) string {
 	if len(peak) > 0 {
 		p = fmt.Sprintf("%.2f at most", peak[0])
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s → %s | $%.3f → $%.3f | %.2f | %.2f | %s | %d → %d |\n",
+	return fmt.Sprintf("| %s | %s | %s | %s | %s → %s | $%.3f → $%.3f | %.2f | %.2f | %s | %d → %d | %s | %s (%.1f%%) | %.2f |\n",
 		name, model, textfmt.Int(s.Tokens), textfmt.Int(s.AsIs.Requests), textfmt.Int(int(s.AsIs.Sent)), textfmt.Int(int(c.Sent)),
-		s.AsIs.Cost, c.Cost, s.Ratio(), s.InputRatio(), p, s.AsIs.Breaks, c.Breaks)
+		s.AsIs.Cost, c.Cost, s.Ratio(), s.InputRatio(), p, s.AsIs.Breaks, c.Breaks,
+		textfmt.Int(s.FactsUsed), textfmt.Int(c.Hidden), 100*s.HiddenShare(), s.RecallRatio())
 }
 
 // candidateTable is a row a candidate: its bill ratio on each session over

@@ -21,12 +21,21 @@
 // history or in rare steps, where the two agree. Output is in the cost,
 // the same in both runs: the ratio is of the bill, not of input alone
 // (Session.InputRatio gives that).
+//
+// A replay prices the session as the agent ran it; an agent that lost
+// something it needed would not run the same way. So each run also counts
+// the facts the model used that its requests no longer showed
+// (internal/facts: names, paths, numbers the model wrote in a turn that it
+// could only have had from a tool result), and prices getting them back:
+// for each result that showed a hidden fact, one more request that reads
+// the context from the cache and writes the result again (Run.Recalls).
 package replay
 
 import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ctxkit/ctxkit/internal/facts"
 	"github.com/ctxkit/ctxkit/internal/fenwick"
 	"github.com/ctxkit/ctxkit/internal/pricing"
 	"github.com/ctxkit/ctxkit/internal/stats"
@@ -35,11 +44,22 @@ import (
 )
 
 // Advance takes the history up to message n (exclusive; n grows from call
-// to call) and calls changed for each message whose tokens differ from
-// those it had at the last call (at the first call, from the
-// transcript's), with the tokens it is sent in now. A compaction policy in
-// the loop provides one per session (Policy).
-type Advance func(n int, changed func(m *transcript.Message, tokens int))
+// to call) and calls changed for each message whose form differs from the
+// one it had at the last call (at the first call, from the transcript's),
+// with the form it is sent in now. A compaction policy in the loop
+// provides one per session (Policy).
+type Advance func(n int, changed func(Change))
+
+// Change is a message that a policy sends in a new form from the current
+// request on: its tokens, and the texts its calls' arguments and its
+// results are sent in (a policy changes those, never a message's own
+// text).
+type Change struct {
+	Message *transcript.Message
+	Tokens  int
+	Input   func(*transcript.Call) string
+	Output  func(*transcript.Result) string
+}
 
 // Policy starts a compaction policy on a session. Nil sends the history as
 // it was.
@@ -91,6 +111,16 @@ type Run struct {
 	// request before them sent: a message sent before was changed (or the
 	// agent compacted its history).
 	Breaks int `json:"cache_breaks"`
+	// Hidden counts the facts the model used (Session.FactsUsed) that the
+	// request for their turn did not show.
+	Hidden int `json:"facts_hidden"`
+	// Recalls counts the results that showed a hidden fact, each fetched
+	// back once by a request of its own that reads the context from the
+	// cache and writes the result; RecallCost is what those requests cost,
+	// WithRecalls the run's cost with them.
+	Recalls     int     `json:"recalls"`
+	RecallCost  float64 `json:"recall_cost_usd"`
+	WithRecalls float64 `json:"cost_with_recalls_usd"`
 }
 
 // Session is the replay of one session, as it was and compacted.
@@ -104,7 +134,11 @@ type Session struct {
 	Model string `json:"model,omitempty"`
 	Known bool   `json:"model_known"`
 	// Tokens is the whole history's tokens, as ctx-count counts them.
-	Tokens    int  `json:"history_tokens"`
+	Tokens int `json:"history_tokens"`
+	// FactsUsed counts the facts the model used that it could only have
+	// had from a tool result, turn by turn (a fact used in two turns
+	// counts twice): internal/facts.
+	FactsUsed int  `json:"facts_used"`
 	AsIs      Run  `json:"as_is"`
 	Compacted *Run `json:"compacted,omitempty"`
 }
@@ -114,17 +148,19 @@ type Session struct {
 func (s Session) MarshalJSON() ([]byte, error) {
 	type plain Session // without this method
 	type ratios struct {
-		Cost      float64 `json:"cost"`
-		InputCost float64 `json:"input_cost"`
-		Sent      float64 `json:"tokens_sent"`
-		Peak      float64 `json:"peak_context"`
+		Cost        float64 `json:"cost"`
+		WithRecalls float64 `json:"cost_with_recalls"`
+		InputCost   float64 `json:"input_cost"`
+		Sent        float64 `json:"tokens_sent"`
+		Peak        float64 `json:"peak_context"`
 	}
 	out := struct {
 		plain
+		Share  float64 `json:"facts_hidden_share"`
 		Ratios *ratios `json:"ratios,omitempty"`
-	}{plain: plain(s)}
+	}{plain: plain(s), Share: s.HiddenShare()}
 	if s.Compacted != nil {
-		out.Ratios = &ratios{Cost: s.Ratio(), InputCost: s.InputRatio(), Sent: s.SentRatio(), Peak: s.PeakRatio()}
+		out.Ratios = &ratios{Cost: s.Ratio(), WithRecalls: s.RecallRatio(), InputCost: s.InputRatio(), Sent: s.SentRatio(), Peak: s.PeakRatio()}
 	}
 	return json.Marshal(out)
 }
@@ -136,6 +172,29 @@ func (s Session) Ratio() float64 {
 		return 1
 	}
 	return s.Compacted.Cost / s.AsIs.Cost
+}
+
+// RecallRatio is Ratio with recalls: the compacted run's cost with the
+// requests that fetch back what it hid, over the cost as it was (with
+// its own, if it hid anything).
+func (s Session) RecallRatio() float64 {
+	if s.Compacted == nil || s.AsIs.WithRecalls == 0 {
+		return 1
+	}
+	return s.Compacted.WithRecalls / s.AsIs.WithRecalls
+}
+
+// HiddenShare is the share of the facts the model used that the
+// compacted run's requests did not show (the run as it was, without one).
+func (s Session) HiddenShare() float64 {
+	r := s.AsIs
+	if s.Compacted != nil {
+		r = *s.Compacted
+	}
+	if s.FactsUsed == 0 {
+		return 0
+	}
+	return float64(r.Hidden) / float64(s.FactsUsed)
 }
 
 // InputRatio is Ratio of the prompt tokens' cost alone.
@@ -172,6 +231,10 @@ func (r *Run) Add(o Run) {
 	r.InputCost += o.InputCost
 	r.Peak = max(r.Peak, o.Peak)
 	r.Breaks += o.Breaks
+	r.Hidden += o.Hidden
+	r.Recalls += o.Recalls
+	r.RecallCost += o.RecallCost
+	r.WithRecalls += o.WithRecalls
 }
 
 // Total adds up sessions: the cost and tokens of all, the largest peak.
@@ -180,6 +243,7 @@ func Total(sessions []Session) Session {
 	tot := Session{Format: "total", Compacted: &Run{}}
 	for _, s := range sessions {
 		tot.Tokens += s.Tokens
+		tot.FactsUsed += s.FactsUsed
 		tot.AsIs.Add(s.AsIs)
 		if s.Compacted != nil {
 			tot.Compacted.Add(*s.Compacted)
@@ -199,12 +263,27 @@ func Replay(t *transcript.Transcript, p Policy, opts Options) Session {
 	// The model's name is a view of the transcript's bytes: a copy lets a
 	// report of many sessions keep none of them.
 	s.Model, s.Known = strings.Clone(pr.model), pr.known
-	s.AsIs = run(t, tl, turns, nil, pr, opts, trace(opts.Trace, false))
+	fs := facts.Analyze(t, turns)
+	for k := range turns {
+		s.FactsUsed += len(fs.Uses(k))
+	}
+	x := replayer{t: t, tl: tl, turns: turns, pr: pr, opts: opts, facts: fs}
+	s.AsIs = x.run(nil, trace(opts.Trace, false))
 	if p != nil {
-		c := run(t, tl, turns, p(t), pr, opts, trace(opts.Trace, true))
+		c := x.run(p(t), trace(opts.Trace, true))
 		s.Compacted = &c
 	}
 	return s
+}
+
+// replayer is what both runs of a session share.
+type replayer struct {
+	t     *transcript.Transcript
+	tl    stats.Tally
+	turns []transcript.Turn
+	pr    pricer
+	opts  Options
+	facts *facts.Session
 }
 
 // trace is Options.Trace for one run, nil without it.
@@ -251,6 +330,16 @@ func newPricer(t *transcript.Transcript, turns []transcript.Turn, opts Options) 
 	return pr
 }
 
+// tokens are a request's tokens by how they are billed: read from the
+// cache, written to it (for an hour where the session's cache lives
+// that long), and output.
+func (pr pricer) tokens(read, written, output int64) pricing.Tokens {
+	if pr.hour {
+		return pricing.Tokens{CacheRead: read, CacheWrite1h: written, Output: output}
+	}
+	return pricing.Tokens{CacheRead: read, CacheWrite: written, Output: output}
+}
+
 // cost prices one request of turn i.
 func (pr pricer) cost(i int, tk pricing.Tokens) (total, input float64) {
 	r := pr.prices[i].RatesFor(tk.Prompt())
@@ -258,25 +347,30 @@ func (pr pricer) cost(i int, tk pricing.Tokens) (total, input float64) {
 	return total, total - float64(tk.Output)*r.Output/1e6
 }
 
-// run replays the requests of one way of sending t: with adv nil, as it
-// was.
-func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv Advance, pr pricer, opts Options, each func(Step)) Run {
+// run replays the requests of one way of sending the session: with adv
+// nil, as it was.
+func (x replayer) run(adv Advance, each func(Step)) Run {
+	t, tl, pr := x.t, x.tl, x.pr
 	msgTokens := make([]int, len(t.Messages))
 	for i, m := range t.Messages {
 		msgTokens[i] = tl.Message(m)
 	}
 	sums := fenwick.New(msgTokens)
+	shown := x.facts.Window(t)
+	recalled := make([]bool, len(t.Results))
 	var r Run
-	prefix := int64(opts.Prefix)
+	prefix := int64(x.opts.Prefix)
 	prevStart, prevEnd := 0, 0
-	for k, tn := range turns {
+	for k, tn := range x.turns {
 		start, end := tn.Start, tn.Messages[0]
 		first := len(t.Messages) // the first message sent before whose text changes now
 		if adv != nil {
-			adv(end, func(m *transcript.Message, tokens int) {
-				sums.Add(m.Index, tokens-msgTokens[m.Index])
-				msgTokens[m.Index] = tokens
-				first = min(first, m.Index)
+			adv(end, func(c Change) {
+				i := c.Message.Index
+				sums.Add(i, c.Tokens-msgTokens[i])
+				msgTokens[i] = c.Tokens
+				first = min(first, i)
+				shown.Send(c.Message, x.facts.Sent(c.Message, c.Input, c.Output))
 			})
 		}
 		total := int64(sums.Sum(start, end))
@@ -296,13 +390,23 @@ func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv 
 		}
 		prompt := prefix + total
 		output := int64(turnTokens(tl, t, tn))
-		tk := pricing.Tokens{CacheRead: read, CacheWrite: prompt - read, Output: output}
-		if pr.hour {
-			tk.CacheWrite, tk.CacheWrite1h = 0, prompt-read
-		}
+		tk := pr.tokens(read, prompt-read, output)
 		cost, input := pr.cost(k, tk)
 		if each != nil {
 			each(Step{Turn: k, Tokens: tk, Cost: cost, Break: broke})
+		}
+		shown.Span(start, end)
+		for _, u := range x.facts.Uses(k) {
+			if shown.ShowsUse(u) {
+				continue
+			}
+			r.Hidden++
+			if i := u.Source.Index; !recalled[i] {
+				recalled[i] = true
+				r.Recalls++
+				c, _ := pr.cost(k, pr.tokens(prompt, int64(tl.Results[i]), 0))
+				r.RecallCost += c
+			}
 		}
 		r.Requests++
 		r.Sent += prompt
@@ -312,6 +416,7 @@ func run(t *transcript.Transcript, tl stats.Tally, turns []transcript.Turn, adv 
 		r.Peak = max(r.Peak, int(prompt))
 		prevStart, prevEnd = start, end
 	}
+	r.WithRecalls = r.Cost + r.RecallCost
 	return r
 }
 

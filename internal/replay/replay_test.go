@@ -30,12 +30,22 @@ func approx(t *testing.T) tokens.Counter {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
+// asWritten and shorter are a hand policy's texts: a call's arguments as
+// written, a result replaced by a short text.
+func asWritten(c *transcript.Call) string { return c.Input }
+func shorter(*transcript.Result) string   { return "a short summary" }
+
 func checkRun(t *testing.T, name string, got, want Run) {
 	t.Helper()
-	if !near(got.Cost, want.Cost) || !near(got.InputCost, want.InputCost) {
-		t.Errorf("%s: cost %.10g (input %.10g), want %.10g (input %.10g)", name, got.Cost, got.InputCost, want.Cost, want.InputCost)
+	if want.WithRecalls == 0 {
+		want.WithRecalls = want.Cost + want.RecallCost
 	}
-	got.Cost, got.InputCost, want.Cost, want.InputCost = 0, 0, 0, 0
+	if !near(got.Cost, want.Cost) || !near(got.InputCost, want.InputCost) || !near(got.RecallCost, want.RecallCost) || !near(got.WithRecalls, want.WithRecalls) {
+		t.Errorf("%s: cost %.10g (input %.10g, recalls %.10g, with them %.10g), want %.10g (input %.10g, recalls %.10g, with them %.10g)", name,
+			got.Cost, got.InputCost, got.RecallCost, got.WithRecalls, want.Cost, want.InputCost, want.RecallCost, want.WithRecalls)
+	}
+	got.Cost, got.InputCost, got.RecallCost, got.WithRecalls = 0, 0, 0, 0
+	want.Cost, want.InputCost, want.RecallCost, want.WithRecalls = 0, 0, 0, 0
 	if got != want {
 		t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)
 	}
@@ -71,9 +81,9 @@ func checkRun(t *testing.T, name string, got, want Run) {
 func TestByHand(t *testing.T) {
 	tr := transcripttest.Load(t, filepath.Join("testdata", "four.jsonl"))
 	policy := func(tr *transcript.Transcript) Advance {
-		return func(n int, changed func(m *transcript.Message, tokens int)) {
+		return func(n int, changed func(Change)) {
 			if n == 5 { // the history before turn 3
-				changed(tr.Messages[2], 20)
+				changed(Change{Message: tr.Messages[2], Tokens: 20, Input: asWritten, Output: shorter})
 			}
 		}
 	}
@@ -100,6 +110,44 @@ func TestByHand(t *testing.T) {
 	}
 	if r := s.PeakRatio(); !near(r, 110.0/146) {
 		t.Errorf("peak ratio %v", r)
+	}
+}
+
+// TestRecallByHand replays testdata/recall.jsonl, four.jsonl with a
+// name in its long result (message 2), parse_config, which the model
+// writes in turn 3 (message 5). The policy that replaces that result at
+// request 3 with a text without the name hides it there: one fact of one
+// used, and one recall, a request that reads request 3's 46 tokens from
+// the cache and writes the result's 100 again: 4.6 + 125 = 129.6. As it
+// was, nothing is hidden. A policy whose replacement keeps the name hides
+// nothing either.
+func TestRecallByHand(t *testing.T) {
+	tr := transcripttest.Load(t, filepath.Join("testdata", "recall.jsonl"))
+	replacing := func(text string) Policy {
+		return func(tr *transcript.Transcript) Advance {
+			return func(n int, changed func(Change)) {
+				if n == 5 {
+					changed(Change{Message: tr.Messages[2], Tokens: 20, Input: asWritten, Output: func(*transcript.Result) string { return text }})
+				}
+			}
+		}
+	}
+	opts := Options{Counter: approx(t), Prices: pricetest.HandPrices(t)}
+	s := Replay(tr, replacing("a summary without it"), opts)
+	if s.FactsUsed != 1 || s.AsIs.Hidden != 0 || s.AsIs.Recalls != 0 || s.AsIs.RecallCost != 0 {
+		t.Errorf("%d facts used; as it was, %d hidden, %d recalls, $%g", s.FactsUsed, s.AsIs.Hidden, s.AsIs.Recalls, s.AsIs.RecallCost)
+	}
+	checkRun(t, "compacted", *s.Compacted, Run{Requests: 4, Sent: 226, Tokens: pricing.Tokens{CacheRead: 60, CacheWrite: 166, Output: 32},
+		Cost: 373.5e-6, InputCost: 213.5e-6, Peak: 110, Breaks: 1, Hidden: 1, Recalls: 1, RecallCost: 129.6e-6})
+	if r := s.RecallRatio(); !near(r, (373.5+129.6)/366.5) {
+		t.Errorf("ratio with recalls %v", r)
+	}
+	if sh := s.HiddenShare(); sh != 1 {
+		t.Errorf("hidden share %v", sh)
+	}
+	s = Replay(tr, replacing("a summary: parse_config() at line 1"), opts)
+	if s.Compacted.Hidden != 0 || s.Compacted.Recalls != 0 || s.HiddenShare() != 0 || !near(s.RecallRatio(), s.Ratio()) {
+		t.Errorf("a summary that keeps the name: %+v", *s.Compacted)
 	}
 }
 
@@ -159,9 +207,9 @@ func TestByHandClaudeCode(t *testing.T) {
 func TestReportGolden(t *testing.T) {
 	tr := transcripttest.Load(t, filepath.Join("testdata", "four.jsonl"))
 	policy := func(tr *transcript.Transcript) Advance {
-		return func(n int, changed func(m *transcript.Message, tokens int)) {
+		return func(n int, changed func(Change)) {
 			if n == 5 {
-				changed(tr.Messages[2], 20)
+				changed(Change{Message: tr.Messages[2], Tokens: 20, Input: asWritten, Output: shorter})
 			}
 		}
 	}
@@ -218,14 +266,14 @@ func TestTurns(t *testing.T) {
 // up (what a request sends is read or written), its largest prompt is no
 // more than the history and the prefix, its cache breaks as it was are
 // the agent's own compactions, and a policy that changes nothing sends
-// the session as it was.
+// the session as it was, and hides nothing that the model used.
 func TestCorpus(t *testing.T) {
 	ctr, err := tokens.New(tokens.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
 	same := func(*transcript.Transcript) Advance {
-		return func(int, func(*transcript.Message, int)) {}
+		return func(int, func(Change)) {}
 	}
 	for _, path := range testutil.FixturesAndCorpus(t) {
 		tr := transcripttest.Load(t, path)
@@ -247,7 +295,7 @@ func TestCorpus(t *testing.T) {
 		if r.Breaks > restarts {
 			t.Errorf("%s: %d cache breaks as it was, %d restarts", path, r.Breaks, restarts)
 		}
-		if *s.Compacted != s.AsIs {
+		if *s.Compacted != s.AsIs || r.Hidden != 0 || r.Recalls != 0 || r.WithRecalls != r.Cost {
 			t.Errorf("%s: a policy that changes nothing sends %+v, as it was %+v", path, *s.Compacted, s.AsIs)
 		}
 	}

@@ -213,6 +213,19 @@ type Cost struct {
 	Columns []Span
 	Bucket  int
 	Runs    []CostRun
+	// Hidden is what ctx-compact's requests hid that the model went on to
+	// use, and its cost with the requests that fetch it back; nil without
+	// ctx-compact's replay, or when the model used no fact.
+	Hidden *Hidden
+}
+
+// Hidden is what a replay with ctx-compact hid of the facts the model
+// used (internal/facts), and its cost with the recalls (replay.Run).
+type Hidden struct {
+	Used, Hidden, Recalls int
+	WithRecalls           float64
+	// Change is the cost with recalls' change from the replay as sent.
+	Change string
 }
 
 // Span is a run of requests, 1-based, shown by request At.
@@ -675,6 +688,10 @@ func costOf(t *transcript.Transcript, opts Options, first int) *Cost {
 	sent := add("As sent, replayed", "replayed, as sent", svgchart.Class(0), false, steps[0])
 	if s.Compacted != nil {
 		compacted = add("With ctx-compact in the loop, replayed", "replayed, with ctx-compact", svgchart.Class(2), false, steps[1])
+	}
+	if s.Compacted != nil && s.FactsUsed > 0 {
+		c.Hidden = &Hidden{Used: s.FactsUsed, Hidden: s.Compacted.Hidden, Recalls: s.Compacted.Recalls,
+			WithRecalls: s.Compacted.WithRecalls, Change: change(s.AsIs.Cost, s.Compacted.WithRecalls)}
 	}
 	c.draw(runs)
 	// Each run is compared with the one it is like: a replay with the

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxkit/ctxkit/internal/testkit/pricetest"
 	"github.com/ctxkit/ctxkit/internal/testkit/testutil"
 	"github.com/ctxkit/ctxkit/internal/testkit/transcripttest"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tokens"
 	"github.com/ctxkit/ctxkit/internal/transcript"
 )
@@ -126,7 +127,7 @@ func TestSession(t *testing.T) {
 	page := string(write(t, p))
 	for _, want := range []string{
 		`<dd>$0.0612 <small>&#43;66.4% against the bill</small></dd>`,
-		`<small>-23.8% against the replay as sent</small>`,
+		`<small>-26.0% against the replay as sent</small>`,
 		`<span class="failed">failed, exit 1: --- FAIL: TestSum (0.00s)</span>`,
 	} {
 		if !strings.Contains(page, want) {
@@ -221,6 +222,16 @@ func TestCorpus(t *testing.T) {
 			ropts.Prefix = p.Cost.Prefix
 			if rp := replay.Replay(tr, nil, ropts); p.Cost.Runs[len(p.Cost.Runs)-2].Cost != rp.AsIs.Cost {
 				t.Errorf("the page's replay costs %v, the replay with a prefix of %d tokens %v", p.Cost.Runs[len(p.Cost.Runs)-2].Cost, ropts.Prefix, rp.AsIs.Cost)
+			}
+			// What ctx-compact's replay hid, with the same prefix, is what the
+			// page says.
+			rc := replay.Replay(tr, opts.Policy, ropts)
+			if h := p.Cost.Hidden; (h != nil) != (rc.FactsUsed > 0) || h != nil && (h.Used != rc.FactsUsed || h.Hidden != rc.Compacted.Hidden ||
+				h.Recalls != rc.Compacted.Recalls || h.WithRecalls != rc.Compacted.WithRecalls) {
+				t.Errorf("the page's hidden facts %+v, the replay's %d used, %+v", h, rc.FactsUsed, *rc.Compacted)
+			}
+			if h := p.Cost.Hidden; h != nil && !bytes.Contains(write(t, p), []byte(`<p id="hidden">Of the `+textfmt.Plural(h.Used, "fact", "facts"))) {
+				t.Error("the page does not say what the replay hid")
 			}
 			if p.Cost.Prefix > 0 && (len(opts.Usage) == 0 || opts.Usage[0].Requests > 1) {
 				t.Errorf("a prefix of %d tokens from %d usage records", p.Cost.Prefix, len(opts.Usage))

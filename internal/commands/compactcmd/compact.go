@@ -34,7 +34,10 @@ ctx-compact changes each result at most twice in its life, near the end of the h
                 edit's or a write's arguments by a stub without the text they changed (the
                 text a command's heredoc wrote to a file, too: cat > F <<EOF), and an edit's
                 result by its first line (--keep-edits leaves edits whole), when the cost model
-                says it pays.
+                says it pays; but what is still worth something to the agent stays whole: the
+                text of a file it read, which it edits and writes from, often many turns later
+                (--replace-reads), and a short result the model referred to while it was recent
+                (--keep-referred).
 
 The cost model: replacing the results that left the window from one on makes every token
 after the first of them a cache write instead of a read on this request; what they save is
@@ -52,8 +55,10 @@ by request, as it was sent and as ctx-compact would have sent it (request k send
 before the model's k-th turn; it reads from the cache its longest common prefix with the
 request before, and writes the rest), and priced: a table of requests, tokens sent, cache reads
 and writes, output, the cost in dollars and as a ratio, the peak context and its ratio, and the
-cache breaks, two rows a session and a total. --prefix counts the system prompt and tool
-definitions that a transcript does not hold. --json for scripts.
+cache breaks, two rows a session and a total; then what the compacted requests hid that the
+model went on to use (the names, paths and numbers it wrote that only a tool result had shown),
+and the cost with a request to fetch back each result that showed them. --prefix counts the
+system prompt and tool definitions that a transcript does not hold. --json for scripts.
 
 EXAMPLES:
    ctx-compact session.jsonl > request.jsonl
@@ -64,6 +69,7 @@ EXAMPLES:
    ctx-compact --replay --model claude-sonnet-4-5 --cache-ttl 5m session.jsonl
    ctx-compact --replay --price claude-opus-4-6:cache_read=0.4 --prices my-prices.json DIR
    ctx-compact --replay --horizon 1 --no-cut session.jsonl    # what a knob is worth
+   ctx-compact --replay --replace-reads session.jsonl         # cheaper, and what it hides
 
 The transcript goes to stdout (or back to FILE with -i, or to -o DIR). --stats prints one line
 a file on stderr; --json prints that report as JSON on stderr instead (with --replay, the

@@ -22,6 +22,8 @@ type PolicyFlags struct {
 	mode, model, ttl *ucli.StringFlag
 	noCut, noDedupe  *ucli.BoolFlag
 	keepEdits        *ucli.BoolFlag
+	replaceReads     *ucli.BoolFlag
+	keepReferred     *ucli.IntFlag
 }
 
 // NewPolicyFlags makes the policy's flags; when, before each usage, says
@@ -39,6 +41,10 @@ func NewPolicyFlags(when string) *PolicyFlags {
 			Usage: when + "do not make a re-read that a whole read above shows the same a pointer up at it"},
 		keepEdits: &ucli.BoolFlag{Name: "keep-edits", EnvVars: []string{"CTX_KEEP_EDITS"},
 			Usage: when + "leave edits and writes whole: their arguments (and what a command's heredoc writes to a file) and their results"},
+		replaceReads: &ucli.BoolFlag{Name: "replace-reads", EnvVars: []string{"CTX_REPLACE_READS"},
+			Usage: when + "replace a read's result once used, as any other (by default the text of a file the agent read stays whole: it edits and writes from it, often many turns later); cheaper, and hides more of what the model goes on to use"},
+		keepReferred: &ucli.IntFlag{Name: "keep-referred", Value: compact.DefaultKeepReferred, EnvVars: []string{"CTX_KEEP_REFERRED"},
+			Usage: when + "keep whole a result of at most `N` tokens that the model referred to (wrote a name, path or number it shows) while it was recent; 0: none"},
 		model: &ucli.StringFlag{Name: "model", EnvVars: []string{"CTX_MODEL"},
 			Usage: when + "price every request as `MODEL` (a name the price table knows, or one --price gives), for the cost model and the replay; by default, as the model the transcript says answered it"},
 		ttl: &ucli.StringFlag{Name: "cache-ttl", Value: ttlAuto, EnvVars: []string{"CTX_CACHE_TTL"},
@@ -49,7 +55,7 @@ func NewPolicyFlags(when string) *PolicyFlags {
 
 // Flags are the policy's flags, in the order --help lists them.
 func (p *PolicyFlags) Flags() []ucli.Flag {
-	return []ucli.Flag{p.recent, p.horizon, p.mode, p.noCut, p.noDedupe, p.keepEdits, p.model, p.ttl}
+	return []ucli.Flag{p.recent, p.horizon, p.mode, p.noCut, p.noDedupe, p.keepEdits, p.replaceReads, p.keepReferred, p.model, p.ttl}
 }
 
 // The values of --cache-ttl.
@@ -96,6 +102,10 @@ func (p *PolicyFlags) Policy(e *cli.Env, ctr tokens.Counter, prices *pricing.Tab
 	opts.Prices, opts.Model = prices, pol.Model
 	opts.Window, opts.Horizon = e.Int(p.recent.Name), e.Float64(p.horizon.Name)
 	opts.Dedupe, opts.KeepEdits = !e.Bool(p.noDedupe.Name), e.Bool(p.keepEdits.Name)
+	opts.KeepReads, opts.KeepReferred = !e.Bool(p.replaceReads.Name), e.Int(p.keepReferred.Name)
+	if opts.KeepReferred < 0 {
+		return nil, cli.Usagef("--keep-referred %d: want 0 or more tokens", opts.KeepReferred)
+	}
 	if e.Bool(p.noCut.Name) {
 		opts.Cut = nil
 	}

@@ -109,7 +109,43 @@ func (r replayReport) writeText(w io.Writer) error {
 	if err := tb.Write(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nRATIO: ctx-compact's cost, or peak context, over the session's as it was; the total's peak ratio is the largest of the sessions'.")
+	if _, err := fmt.Fprintln(w, "\nRATIO: ctx-compact's cost, or peak context, over the session's as it was; the total's peak ratio is the largest of the sessions'."); err != nil {
+		return err
+	}
+	return r.writeHidden(w)
+}
+
+// writeHidden writes what the compacted requests hid that the model went
+// on to use, and the cost with the requests that fetch it back: a row a
+// session and the total.
+func (r replayReport) writeHidden(w io.Writer) error {
+	if _, err := fmt.Fprint(w, "\nWhat ctx-compact hid that the model went on to use, and the cost of getting it back:\n\n"); err != nil {
+		return err
+	}
+	tb := textfmt.Table{Indent: "  ", Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true}}
+	tb.Row("SESSION", "FACTS USED", "HIDDEN", "SHARE", "RECALLS", "RECALL COST", "WITH RECALLS", "RATIO")
+	row := func(name string, s replay.Session) {
+		c := s.AsIs
+		if s.Compacted != nil {
+			c = *s.Compacted
+		}
+		tb.Row(name, textfmt.Int(s.FactsUsed), textfmt.Int(c.Hidden), textfmt.Percent(s.HiddenShare()), textfmt.Int(c.Recalls),
+			textfmt.Dollars(c.RecallCost), textfmt.Dollars(c.WithRecalls), ratio(s.RecallRatio()))
+	}
+	for _, s := range r.Sessions {
+		row(s.File, s)
+	}
+	row("total", r.Total)
+	if err := tb.Write(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprint(w, `
+FACTS USED: the names, paths and numbers the model wrote in a turn that it could only have had
+from a tool result, turn by turn; HIDDEN: those the compacted request for that turn no longer
+showed; RECALLS: the results that showed them, each fetched back once by a request that reads
+the context from the cache and writes the result again (RECALL COST); WITH RECALLS: the cost
+with those requests, and its ratio to the cost as it was. See docs/compact.md.
+`)
 	return err
 }
 
