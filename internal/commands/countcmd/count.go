@@ -100,17 +100,7 @@ func runCount(e *cli.Env) error {
 		return err
 	}
 	if e.Bool(cli.EachLineFlag.Name) {
-		for _, f := range []ucli.Flag{tee, before, budget, by, since, until} {
-			if e.Given(f) {
-				return cli.Usagef("--%s does not go with --each-line, which gives every line its own report", f.Names()[0])
-			}
-		}
-		return e.EachLine(func(t *transcript.Transcript, in cli.LineInput) ([]byte, string, error) {
-			r := count.Count(t, ctr, top)
-			r.File = in.Name
-			out, err := cli.MarshalLine(count.LineReport{Version: count.SchemaVersion, Encoding: ctr.Name(), Line: in.Line, Report: r})
-			return out, "", err
-		})
+		return countEachLine(e, ctr, top)
 	}
 	srcs, err := e.Sources()
 	if err != nil {
@@ -124,6 +114,28 @@ func runCount(e *cli.Env) error {
 			return cli.Usagef("--%s counts the messages of a span of time by group: give --by too", f.Names()[0])
 		}
 	}
+	return countFiles(e, srcs, ctr, top)
+}
+
+// countEachLine is ctx-count --each-line: a report a line, a JSON line
+// each.
+func countEachLine(e *cli.Env, ctr tokens.Counter, top int) error {
+	for _, f := range []ucli.Flag{tee, before, budget, by, since, until} {
+		if e.Given(f) {
+			return cli.Usagef("--%s does not go with --each-line, which gives every line its own report", f.Names()[0])
+		}
+	}
+	return e.EachLine(func(t *transcript.Transcript, in cli.LineInput) ([]byte, string, error) {
+		r := count.Count(t, ctr, top)
+		r.File = in.Name
+		out, err := cli.MarshalLine(count.LineReport{Version: count.SchemaVersion, Encoding: ctr.Name(), Line: in.Line, Report: r})
+		return out, "", err
+	})
+}
+
+// countFiles is ctx-count's report of each file and their total, with
+// --budget, --before and --tee.
+func countFiles(e *cli.Env, srcs []cli.Source, ctr tokens.Counter, top int) error {
 	limit, _, err := e.Budget()
 	if err != nil {
 		return err
@@ -173,7 +185,13 @@ func runCount(e *cli.Env) error {
 		}
 		s.Before = count.NewBefore(ins.Display(), count.Count(t, ctr, 0).Tokens, s.Total.Tokens)
 	}
+	return writeSummary(e, s, top, teed)
+}
 
+// writeSummary writes the report of s, on stdout or, with --tee, on
+// stderr after the transcript teed.
+func writeSummary(e *cli.Env, s count.Summary, top int, teed []byte) error {
+	teeing := e.Bool(tee.Name)
 	reportTo := e.Stdout
 	if teeing {
 		reportTo = e.Stderr
@@ -199,7 +217,7 @@ func runCount(e *cli.Env) error {
 			return cli.Failf("--tee: %v after %s of %s bytes: the transcript passed on is cut", err, textfmt.Int(n), textfmt.Int(len(teed)))
 		}
 	}
-	_, err = reportTo.Write(report.Bytes())
+	_, err := reportTo.Write(report.Bytes())
 	return err
 }
 
