@@ -360,6 +360,12 @@ func (c cut) markerLine(text string, kept int) string {
 		b.WriteString(" and last ")
 		b.WriteString(textfmt.Plural(c.tailRunes, "char", "chars"))
 	}
+	return c.cite(&b, kept)
+}
+
+// cite ends a marker line: the lines that matter kept below it, if any,
+// and the handle that recalls the whole.
+func (c cut) cite(b *strings.Builder, kept int) string {
 	if kept > 0 {
 		b.WriteString(" and ")
 		b.WriteString(textfmt.Plural(kept, "line that matters", "lines that matter"))
@@ -385,11 +391,5 @@ func (c cut) groupedLine(text, what string, kept int) string {
 	b.WriteString(what)
 	b.WriteString("; kept the first ")
 	b.WriteString(textfmt.Plural(strings.Count(text[:c.h], "\n"), "line", "lines"))
-	if kept > 0 {
-		b.WriteString(" and ")
-		b.WriteString(textfmt.Plural(kept, "line that matters", "lines that matter"))
-		b.WriteString(" (numbered)")
-	}
-	b.WriteByte('.')
-	return marker.Cite(b.String(), c.handle)
+	return c.cite(&b, kept)
 }
