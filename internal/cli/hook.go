@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -91,34 +90,6 @@ func (e *Env) archiveByDefault() {
 	if path, err := archive.DefaultPath(); err == nil {
 		_ = e.Set(ArchiveFlag.Name, path)
 	}
-}
-
-// Piped runs a command as the filter of a command line its hook rewrote
-// (hook/shellwrap): the line's output arrives on stdin, and what filter
-// returns is what the agent reads. It never breaks the line: the whole
-// output is read before anything else (the command never meets a closed
-// pipe), whatever goes wrong lets it go on as it came, and the status is 0
-// (pipefail gives the line the command's own). Nothing is said on stderr,
-// which the agent reads as part of the output. Like a hook, it keeps what
-// it replaces in the default archive unless told otherwise.
-func (e *Env) Piped(filter func(output string) (string, error)) (err error) {
-	data, rerr := io.ReadAll(e.Stdin)
-	out := data
-	defer func() {
-		_ = recover()
-		_, err = e.Stdout.Write(out)
-		if err != nil {
-			err = nil // the agent went away: nothing to tell anyone
-		}
-	}()
-	if rerr != nil {
-		return nil
-	}
-	e.archiveByDefault()
-	if cut, ferr := filter(string(data)); ferr == nil {
-		out = []byte(cut)
-	}
-	return nil
 }
 
 // HookArgs are the command line's arguments but --hook and its value: the

@@ -126,6 +126,52 @@ func TestSetupClaudeCode(t *testing.T) {
 	everyTool(t, tools(t), path)
 }
 
+// TestSetupClaudeCodeBackground: a rewritten command that outlasts its
+// timeout is moved to the background by Claude Code, which writes its
+// output to a file the model may read while it runs: the file shows the
+// head of the log at once (the filter passes it on as it comes), and the
+// cut when the command ends, not the whole log.
+func TestSetupClaudeCodeBackground(t *testing.T) {
+	exe := agenttest.ClaudeCode.Install(t)
+	files, output := testLog()
+	files["slow.sh"] = "cat log.txt\nsleep 8\n"
+	// The background command's file: the one that holds the log's first
+	// line (the probe's own file holds file names only).
+	show := `d=$(pwd | tr / -); grep -l test_0001 "${TMPDIR:-/tmp}"/claude-*/"$d"/*/tasks/*.output | xargs cat`
+	bash := func(cmd string, input map[string]any) agenttest.Turn {
+		in := map[string]any{"command": cmd, "description": "run"}
+		for k, v := range input {
+			in[k] = v
+		}
+		return agenttest.Turn{Tool: "Bash", Input: in}
+	}
+	srv := server(t, []agenttest.Turn{
+		bash("sh slow.sh", map[string]any{"timeout": 2000}),
+		bash("sleep 1; "+show, nil),
+		bash("sleep 9; "+show, nil),
+		{Text: "Done."},
+	})
+	agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Run the tests.", Files: files,
+		Env: hookEnv(t), AllowedTools: []string{"Bash", "Read"},
+		Prepare: func(home string) { ctxSetup(t, home, "claude-code") }})
+	r := srv.ToolResults()
+	if len(r) != 3 || !strings.Contains(r[0], "background") {
+		t.Fatalf("the model saw %d tool results, want 3, the first that the command went on in the background: %.300q", len(r), r)
+	}
+	if head := r[1]; head == "" || !strings.HasPrefix(output, head) || len(head) > 2500 {
+		t.Errorf("while the command ran, its file held %d chars, want the log's head (of its %d):\n%.300s", len(head), len(output), head)
+	}
+	cut := r[2]
+	if h := marker.CitedCut(cut); h != agenttest.ToolUseID(0) || len(cut) > 12000 || !strings.HasPrefix(cut, r[1]) {
+		t.Errorf("once the command ended, its file held %d chars citing %q, want the cut citing %s, after the head:\n%s", len(cut), h, agenttest.ToolUseID(0), cut)
+	}
+	for _, line := range failureLines {
+		if !strings.Contains(cut, line) {
+			t.Errorf("the cut lacks %q", line)
+		}
+	}
+}
+
 // TestSetupCodex runs the real Codex in a new home where ctx-setup codex
 // merged ctxkit's hooks and MCP server into the config.toml pointing at
 // the model server. Codex takes no rewritten command without an allow

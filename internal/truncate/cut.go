@@ -130,10 +130,7 @@ type cut struct {
 // plan chooses the head and tail.
 func (r Rules) plan(text string, total int) cut {
 	c := cut{total: total, handle: r.Handle}
-	size := func(s string) int { return utf8.RuneCountInString(s) }
-	if r.TokenMode {
-		size = r.Counter.Count
-	}
+	size := r.size()
 	c.h = headEnd(text, r.Head, size, r.TokenMode)
 	c.t = tailStart(text, c.h, r.Tail, size, r.TokenMode)
 	c.headRunes = textfmt.RuneCount(text[:c.h])
@@ -141,22 +138,54 @@ func (r Rules) plan(text string, total int) cut {
 	return c
 }
 
-// headEnd returns where the head ends: whole lines while they fit in the
-// budget. When they fill less than half of it and the next line does not
-// fit, the head takes the start of that line as well.
-func headEnd(text string, budget int, size func(string) int, tokenMode bool) int {
-	end, used := 0, 0
+// size is how the rules measure a text: chars, or tokens in token mode.
+func (r Rules) size() func(string) int {
+	if r.TokenMode {
+		return r.Counter.Count
+	}
+	return utf8.RuneCountInString
+}
+
+// Sure returns how many bytes at the start of prefix every text that
+// starts with it keeps in place, however it goes on: the whole lines of
+// the head, which Cut keeps as they are whether it cuts the text (by head
+// and tail, or grouped) or leaves it whole. final is true when no more of
+// the text can add to them. A filter that reads a command's output as it
+// comes can pass those bytes on at once (FuzzSure).
+func (r Rules) Sure(prefix string) (n int, final bool) {
+	if r.TokenMode && r.Counter == nil {
+		return 0, true
+	}
+	end, used, stopped := headLines(prefix, r.Head, r.size(), true)
+	return end, stopped || used >= r.Head
+}
+
+// headLines returns where the whole lines of text that fit in the budget
+// end, the size they use, and whether a line stopped them that did not
+// fit. With whole, a last line without its newline is not one: it may
+// go on.
+func headLines(text string, budget int, size func(string) int, whole bool) (end, used int, stopped bool) {
 	for end < len(text) && used < budget {
 		next := len(text)
 		if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
 			next = end + nl + 1
+		} else if whole {
+			break
 		}
 		n := size(text[end:next])
 		if used+n > budget {
-			break
+			return end, used, true
 		}
 		end, used = next, used+n
 	}
+	return end, used, false
+}
+
+// headEnd returns where the head ends: whole lines while they fit in the
+// budget. When they fill less than half of it and the next line does not
+// fit, the head takes the start of that line as well.
+func headEnd(text string, budget int, size func(string) int, tokenMode bool) int {
+	end, used, _ := headLines(text, budget, size, false)
 	if end < len(text) && used < budget/2 {
 		line := text[end:]
 		if nl := strings.IndexByte(line, '\n'); nl >= 0 {

@@ -97,3 +97,38 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSure: what Sure says of any start of a text is where every cut of
+// the whole text starts, whatever the rules: a filter that passed it on as
+// the text came never has to take it back. Once final, no more of the text
+// changes it.
+func FuzzSure(f *testing.F) {
+	for i, s := range fuzzSeeds(f) {
+		f.Add(s, uint16(i*37), uint16(200), uint16(40), uint16(40), i%2 == 0, i%3 == 0, uint8(i))
+	}
+	ctr, err := tokens.New(tokens.Default)
+	if err != nil {
+		f.Fatal(err)
+	}
+	kinds := []tools.Kind{"", tools.List, tools.Search, tools.Shell}
+	f.Fuzz(func(t *testing.T, text string, split, max, head, tail uint16, failed, tokenMode bool, kind uint8) {
+		if len(text) > maxFuzzLen {
+			t.Skip() // tiktoken-go's merging is quadratic in a piece's length
+		}
+		text = strings.ToValidUTF8(text, "\uFFFD")
+		r := Rules{Max: int(max % 4000), Head: int(head % 1000), Tail: int(tail % 1000), KeepMatches: 5,
+			Failed: failed, TokenMode: tokenMode, Counter: ctr, Kind: kinds[int(kind)%len(kinds)]}
+		if tokenMode {
+			r.Max, r.Head, r.Tail = r.Max/4, r.Head/4, r.Tail/4
+		}
+		p := int(split) % (len(text) + 1)
+		n, final := r.Sure(text[:p])
+		out, _ := Cut(text, r)
+		if n > p || !strings.HasPrefix(out, text[:n]) {
+			t.Fatalf("Sure of the first %d bytes is %d, but the cut starts %q, not %q", p, n, out[:min(len(out), n)], text[:n])
+		}
+		if whole, _ := r.Sure(text); whole < n || final && whole != n {
+			t.Fatalf("Sure of the first %d bytes is %d (final %v), of the whole %d", p, n, final, whole)
+		}
+	})
+}

@@ -159,7 +159,7 @@ func runTruncate(e *cli.Env) error {
 	}
 	switch {
 	case e.IsSet(outputOf.Name):
-		return e.Piped(pipedOutput(e, opts, e.String(outputOf.Name)))
+		return e.Piped(pipedOutput(e, opts, e.String(outputOf.Name)), opts.Rules.Sure)
 	case e.IsSet(cli.HookFlag.Name):
 		return e.Hook(hookHandler(e, f, opts))
 	}
