@@ -56,6 +56,9 @@ func ctxSetup(t *testing.T, home string, args ...string) {
 //   - gets the whole log back through memory_query, byte for byte (and
 //     ctx-recall gives it too);
 //   - runs them again passing: the same cut, no failure;
+//   - runs them twice in one line: not rewritten, for Claude Code would
+//     ask before it ran the two in braces (TestSetupClaudeCodeGroups);
+//     it runs unasked as the user's rules allow (and is cut after);
 //   - runs rm -rf build: the user's deny rule still denies it;
 //   - runs cd sub && ls, then pwd: the cd moved the next call;
 //   - cats a missing file three times: ctx-loops denies the third.
@@ -71,6 +74,7 @@ func TestSetupClaudeCode(t *testing.T) {
 		bash("sh tests.sh 1"),
 		{Tool: "mcp__ctx-recall__memory_query", Input: map[string]any{"id": agenttest.ToolUseID(0)}},
 		bash("sh tests.sh 0"),
+		bash("sh tests.sh 0 && sh tests.sh 0"),
 		bash("rm -rf build"),
 		bash("cd sub && ls"),
 		bash("pwd"),
@@ -82,8 +86,8 @@ func TestSetupClaudeCode(t *testing.T) {
 		Hooks: []byte(user), Env: hookEnv(t), AllowedTools: []string{"Read"},
 		Prepare: func(home string) { ctxSetup(t, home, "claude-code") }})
 	r := srv.ToolResults()
-	if len(r) != 9 {
-		t.Fatalf("the model saw %d tool results, want 9: %.300q", len(r), r)
+	if len(r) != 10 {
+		t.Fatalf("the model saw %d tool results, want 10: %.300q", len(r), r)
 	}
 	for i, want := range map[int]string{0: "Exit code 1\n", 2: ""} {
 		log := r[i]
@@ -107,14 +111,17 @@ func TestSetupClaudeCode(t *testing.T) {
 	if got, err := recall.Output(); err != nil || string(got) != output {
 		t.Errorf("ctx-recall %s: %v, %d bytes, want the log's %d", agenttest.ToolUseID(0), stderrOf(err), len(got), len(output))
 	}
-	if !strings.Contains(r[3], "rm -rf build") || !strings.Contains(r[3], "denied") {
-		t.Errorf("rm -rf build: the model saw %q, want the deny rule's refusal", r[3])
+	if !strings.HasPrefix(r[3], "tests/test_app.py::test_0001 PASSED") {
+		t.Errorf("two commands in one line: the model saw %.300q, want the log, run unasked", r[3])
 	}
-	if r[4] != "marker.txt" || r[5] != filepath.Join(run.Dir, "sub") {
-		t.Errorf("cd sub && ls, then pwd: %q, %q; want marker.txt, %s", r[4], r[5], filepath.Join(run.Dir, "sub"))
+	if !strings.Contains(r[4], "rm -rf build") || !strings.Contains(r[4], "denied") {
+		t.Errorf("rm -rf build: the model saw %q, want the deny rule's refusal", r[4])
 	}
-	if !strings.Contains(r[6], "No such file or directory") || !strings.Contains(r[8], "[ctx-loops] Call not run") {
-		t.Errorf("the loop: %q, then %q", r[6], r[8])
+	if r[5] != "marker.txt" || r[6] != filepath.Join(run.Dir, "sub") {
+		t.Errorf("cd sub && ls, then pwd: %q, %q; want marker.txt, %s", r[5], r[6], filepath.Join(run.Dir, "sub"))
+	}
+	if !strings.Contains(r[7], "No such file or directory") || !strings.Contains(r[9], "[ctx-loops] Call not run") {
+		t.Errorf("the loop: %q, then %q", r[7], r[9])
 	}
 	path := run.Transcript(t)
 	tr := transcripttest.Load(t, path)
@@ -168,6 +175,48 @@ func TestSetupClaudeCodeBackground(t *testing.T) {
 	for _, line := range failureLines {
 		if !strings.Contains(cut, line) {
 			t.Errorf("the cut lacks %q", line)
+		}
+	}
+}
+
+// TestSetupClaudeCodeGroups: with permissions bypassed, a line of
+// several commands that print (make && make test) is rewritten with them
+// in braces after the commands that set up the shell: their output
+// reaches the model as one cut, with the failures of the second and its
+// exit status, and a cd before them still moves the next call.
+func TestSetupClaudeCodeGroups(t *testing.T) {
+	exe := agenttest.ClaudeCode.Install(t)
+	files, output := testLog()
+	bash := func(cmd string) agenttest.Turn {
+		return agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": cmd, "description": "run"}}
+	}
+	srv := server(t, []agenttest.Turn{
+		bash("sh tests.sh 0 && sh tests.sh 1"),
+		bash("cd sub && ls && pwd"),
+		bash("pwd"),
+		{Text: "Done."},
+	})
+	run := agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Run the tests.", Files: files,
+		Env: hookEnv(t), Prepare: func(home string) { ctxSetup(t, home, "claude-code") }})
+	r := srv.ToolResults()
+	if len(r) != 3 {
+		t.Fatalf("the model saw %d tool results, want 3: %.300q", len(r), r)
+	}
+	if !strings.HasPrefix(r[0], "Exit code 1\n") || marker.CitedCut(r[0]) != agenttest.ToolUseID(0) || len(r[0]) > len(output)/4 {
+		t.Errorf("the two runs: %d chars of the %d printed, citing %q:\n%s", len(r[0]), 2*len(output), marker.CitedCut(r[0]), r[0])
+	}
+	for _, line := range failureLines {
+		if !strings.Contains(r[0], line) {
+			t.Errorf("the cut lacks %q", line)
+		}
+	}
+	sub := filepath.Join(run.Dir, "sub")
+	if r[1] != "marker.txt\n"+sub || r[2] != sub {
+		t.Errorf("cd sub && ls && pwd, then pwd: %q, %q; want marker.txt and %s, then %s", r[1], r[2], sub, sub)
+	}
+	for _, c := range transcripttest.Load(t, run.Transcript(t)).Calls {
+		if strings.Contains(c.Args.Command, "--output-of") {
+			t.Errorf("the session file records the rewritten command %q", c.Args.Command)
 		}
 	}
 }

@@ -140,6 +140,10 @@ func (p Payload) JSON() []byte {
 	return out
 }
 
+// Bypassed reports whether Claude Code runs the call's commands without
+// asking, whatever they are (the bypassPermissions mode).
+func (p Payload) Bypassed() bool { return p.PermissionMode == "bypassPermissions" }
+
 // ClaudeAllows reports whether Claude Code would run a Bash command line
 // made of the given rules' parts without asking: in the bypassPermissions
 // mode, or when every rule is in the permissions.allow of a settings file
@@ -147,7 +151,7 @@ func (p Payload) JSON() []byte {
 // managed one). The project is $CLAUDE_PROJECT_DIR, which Claude Code sets
 // for its hooks, else the payload's cwd.
 func (p Payload) ClaudeAllows(rules []string) bool {
-	if p.PermissionMode == "bypassPermissions" {
+	if p.Bypassed() {
 		return true
 	}
 	project := os.Getenv("CLAUDE_PROJECT_DIR")

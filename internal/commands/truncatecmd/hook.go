@@ -78,7 +78,7 @@ func rewrite(e *cli.Env, p hook.Payload) (hook.Answer, error) {
 	if !ok {
 		return nil, nil
 	}
-	line, why := shellwrap.Wrap(cmd.Str, filter)
+	line, why := shellwrap.Wrap(cmd.Str, filter, p.Bypassed())
 	if why != "" {
 		return nil, nil
 	}

@@ -95,6 +95,16 @@ func TestRewriteLeavesAlone(t *testing.T) {
 	if got := run(t, asks, "--hook", "claude-code"); !strings.Contains(got, "updatedInput") {
 		t.Errorf("with the rules in the user's settings: answered %q", got)
 	}
+	// Two commands that print go in braces, before which Claude Code asks
+	// unless its permissions are bypassed.
+	two, _ := sjson.Set(asks, "tool_input.command", "make && make test")
+	if got := run(t, two, "--hook", "claude-code"); got != "" {
+		t.Errorf("two commands, permissions asked: answered %s", got)
+	}
+	two, _ = sjson.Set(two, "permission_mode", "bypassPermissions")
+	if got := gjson.Get(run(t, two, "--hook", "claude-code"), "hookSpecificOutput.updatedInput.command").Str; !strings.HasPrefix(got, "set -o pipefail; { make && make test; } 2>&1 | ") {
+		t.Errorf("two commands, permissions bypassed: rewritten to %q", got)
+	}
 	base := `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"make test"},"tool_use_id":"toolu_01LeftAloneLeftAlone"}`
 	bg, _ := sjson.Set(base, "tool_input.run_in_background", true)
 	pipe, _ := sjson.Set(base, "tool_input.command", "make test | tail")

@@ -55,8 +55,9 @@ and 500). See docs/truncate.md.
 
 --hook claude-code makes it Claude Code's hook on Bash (docs/hooks.md, examples/hooks;
 ctx-setup writes it). On PreToolUse it rewrites a command whose output can be cut without
-anything else changing (one command, after cd, export or source; no pipe, redirection,
-here-document, $(...), background job or interactive program) to
+anything else changing (one command, after cd, export or source; several in braces when
+permissions are bypassed; no pipe, redirection, here-document, $(...), background job or
+interactive program) to
 
    set -o pipefail; COMMAND 2>&1 | ctx-truncate --output-of CALL_ID [its flags]
 

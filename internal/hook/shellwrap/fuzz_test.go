@@ -12,11 +12,14 @@ func FuzzWrap(f *testing.F) {
 	for _, l := range wrapped {
 		f.Add(l)
 	}
+	for l := range grouped {
+		f.Add(l)
+	}
 	for l := range unwrapped {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		got, why := Wrap(line, filter)
+		got, why := Wrap(line, filter, true)
 		if why != "" {
 			if got != "" {
 				t.Fatalf("Wrap(%q) = %q with a reason %q", line, got, why)
@@ -29,7 +32,7 @@ func FuzzWrap(f *testing.F) {
 		if _, err := parse(got); err != nil {
 			t.Fatalf("Wrap(%q) = %q, which does not parse: %v", line, got, err)
 		}
-		if again, _ := Wrap(got, filter); again != "" {
+		if again, _ := Wrap(got, filter, true); again != "" {
 			t.Fatalf("Wrap rewrote its own line %q", got)
 		}
 	})

@@ -8,11 +8,14 @@
 //
 //	set -o pipefail; ORIGINAL 2>&1 | FILTER
 //
-// The original line runs in the agent's own shell, so a cd before its
-// last command still moves the next call; its last command runs whole,
-// stdout and stderr in the order it wrote them (as Claude Code merges
-// them); pipefail gives the line that command's exit status, the filter
-// exiting 0. Claude Code checks the rewritten line against the user's
+// or, where more than one command prints (make && make test),
+//
+//	set -o pipefail; SETUP { COMMANDS; } 2>&1 | FILTER
+//
+// The original line runs in the agent's own shell, so a cd before the
+// commands that print still moves the next call; those run whole, stdout
+// and stderr in the order they wrote them (as Claude Code merges them);
+// pipefail gives the line their exit status, the filter exiting 0. Claude Code checks the rewritten line against the user's
 // permission rules part by part: the original's parts meet the same
 // rules as before, and the two added parts need allow rules of their own
 // (Rules), which ctx-setup writes. A line whose output or behaviour the
@@ -80,8 +83,11 @@ func Filter(name, callID string, args ...string) (string, bool) {
 }
 
 // Wrap returns line rewritten so that its output goes through filter (a
-// command made by Filter), or "" and the reason it is left alone.
-func Wrap(line, filter string) (string, string) {
+// command made by Filter), or "" and the reason it is left alone. Several
+// commands that print are put in braces only when groups is set: Claude
+// Code asks before it runs a compound statement, unless its permissions
+// are bypassed (hook.Payload.Bypassed).
+func Wrap(line, filter string, groups bool) (string, string) {
 	line = strings.TrimSpace(line)
 	if _, ok := Unwrap(line); ok {
 		return "", "already rewritten"
@@ -90,10 +96,17 @@ func Wrap(line, filter string) (string, string) {
 	if err != nil {
 		return "", "not a command line this reader follows: " + err.Error()
 	}
-	if why := check(f, line); why != "" {
+	why, group := check(f, line)
+	if why != "" {
 		return "", why
 	}
 	out := prefix + line + join + filter
+	if group >= 0 && !groups {
+		return "", "more than one command prints, and Claude Code would ask before it runs them in braces"
+	}
+	if group >= 0 {
+		out = prefix + line[:group] + groupOpen + line[group:] + groupClose + join + filter
+	}
 	if got, ok := Unwrap(out); !ok || got != line {
 		return "", "the rewritten line would not read back"
 	}
@@ -116,7 +129,36 @@ func Unwrap(line string) (string, bool) {
 	if !ok || len(call.Args) < 3 || call.Args[1].Lit() != OutputOf || !plainID(call.Args[2].Lit()) {
 		return "", false
 	}
-	return original, true
+	return ungroup(original), true
+}
+
+// The braces around the commands that print, where there are several.
+const (
+	groupOpen  = "{ "
+	groupClose = "; }"
+)
+
+// ungroup returns a rewritten line's original with the braces Wrap put
+// around its commands that print taken out. A group is never the last
+// command of a line Wrap rewrites as it is (plain), so one there is Wrap's.
+func ungroup(line string) string {
+	f, err := parse(line)
+	if err != nil || len(f.Stmts) == 0 {
+		return line
+	}
+	last, ok := flatten(nil, f.Stmts[len(f.Stmts)-1])
+	if !ok {
+		return line
+	}
+	b, ok := last[len(last)-1].Cmd.(*syntax.Block)
+	if !ok {
+		return line
+	}
+	at := int(b.Pos().Offset())
+	if !strings.HasPrefix(line[at:], groupOpen) || !strings.HasSuffix(line, groupClose) || at+len(groupOpen) > len(line)-len(groupClose) {
+		return line
+	}
+	return line[:at] + line[at+len(groupOpen):len(line)-len(groupClose)]
 }
 
 func parse(src string) (*syntax.File, error) {
@@ -124,33 +166,45 @@ func parse(src string) (*syntax.File, error) {
 }
 
 // check says why a parsed line cannot be rewritten, or "" when it can: a
-// list of statements joined by ; or && (or new lines), of which all but
-// the last only set up the shell (cd, export, source, assignments) and the
-// last is one plain command whose output goes where the line's does.
-func check(f *syntax.File, line string) string {
+// list of statements joined by ; or && (or new lines), of which the first
+// may only set up the shell (cd, export, source, assignments) and the
+// rest are plain commands whose output goes where the line's does. group
+// is where those start when there are more than one (they go in braces,
+// which run in the pipe's subshell), or -1.
+func check(f *syntax.File, line string) (why string, group int) {
 	if why := anywhere(f); why != "" {
-		return why
+		return why, -1
 	}
 	var stmts []*syntax.Stmt
 	for _, s := range f.Stmts {
 		var ok bool
 		if stmts, ok = flatten(stmts, s); !ok {
-			return "a list with || or a pipeline: the output of each part is not the line's"
+			return "a list with || or a pipeline: the output of each part is not the line's", -1
 		}
 	}
 	if len(stmts) == 0 {
-		return "no command"
+		return "no command", -1
 	}
 	last := stmts[len(stmts)-1]
 	if last.Semicolon.IsValid() || int(last.End().Offset()) != len(line) {
-		return "something after the last command (a ; or a comment)"
+		return "something after the last command (a ; or a comment)", -1
 	}
-	for _, s := range stmts[:len(stmts)-1] {
-		if !setup(s) {
-			return "more than one command prints: only a cd, export, source or assignment may come before the last"
+	first := 0
+	for first < len(stmts)-1 && setup(stmts[first]) {
+		first++
+	}
+	for _, s := range stmts[first:] {
+		if setup(s) && s != last {
+			return "a cd, export or source after a command that prints: in the pipe it would not move the next call", -1
+		}
+		if why := plain(s); why != "" {
+			return why, -1
 		}
 	}
-	return plain(last)
+	if first == len(stmts)-1 {
+		return "", -1
+	}
+	return "", int(stmts[first].Pos().Offset())
 }
 
 // anywhere says why a line holds what is never rewritten, wherever it is:
@@ -214,12 +268,12 @@ func setup(s *syntax.Stmt) bool {
 	return false
 }
 
-// plain says why the last command cannot run with its output piped, or "".
+// plain says why a command cannot run with its output piped, or "".
 func plain(s *syntax.Stmt) string {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	switch {
 	case !ok:
-		return "the last command is not a simple command (a group, a loop, a test)"
+		return "a command that prints is not a simple command (a group, a loop, a test)"
 	case s.Negated:
 		return "a negated command"
 	case len(c.Args) == 0:

@@ -35,7 +35,9 @@ var wrapped = []string{
 var unwrapped = map[string]string{
 	"grep -n x f | wc -l":                    "pipeline",
 	"make | tail -5":                         "pipeline",
-	"make && make test":                      "more than one command prints",
+	"make && cd sub && make test":            "after a command that prints",
+	"make && vim notes.md":                   "interactive",
+	"make > build.log && make test":          "redirection",
 	"make || echo failed":                    "||",
 	"make > build.log":                       "redirection",
 	"make 2>/dev/null":                       "redirection",
@@ -49,7 +51,7 @@ var unwrapped = map[string]string{
 	"server & sleep 1; curl localhost":       "background",
 	"cd sub":                                 "acts on the shell",
 	"exit 1":                                 "acts on the shell",
-	"set -e; make":                           "more than one command prints",
+	"set -e; make":                           "acts on the shell",
 	"FOO=1":                                  "assignments only",
 	"vim main.go":                            "interactive",
 	"python3":                                "interactive",
@@ -70,9 +72,19 @@ var unwrapped = map[string]string{
 	"":                                       "no command",
 }
 
+// grouped are command lines where more than one command prints: those go
+// in braces, after the commands that set up the shell.
+var grouped = map[string]string{
+	"make && make test":                    "{ make && make test; }",
+	"cd sub && npm ci && npm test":         "cd sub && { npm ci && npm test; }",
+	"cd sub; export CI=1; make; make test": "cd sub; export CI=1; { make; make test; }",
+	"go vet ./...\ngo test ./...":          "{ go vet ./...\ngo test ./...; }",
+	"echo '{ a; }' && ls":                  "{ echo '{ a; }' && ls; }",
+}
+
 func TestWrap(t *testing.T) {
 	for _, line := range wrapped {
-		got, why := Wrap(line, filter)
+		got, why := Wrap(line, filter, true)
 		if why != "" {
 			t.Errorf("Wrap(%q) left it alone: %s", line, why)
 			continue
@@ -85,8 +97,20 @@ func TestWrap(t *testing.T) {
 			t.Errorf("Unwrap(%q) = %q, %v", got, back, ok)
 		}
 	}
+	for line, group := range grouped {
+		if got, why := Wrap(line, filter, false); got != "" || !strings.Contains(why, "would ask") {
+			t.Errorf("Wrap(%q) without groups = %q, %q; want it left alone", line, got, why)
+		}
+		got, why := Wrap(line, filter, true)
+		if want := "set -o pipefail; " + group + " 2>&1 | " + filter; got != want {
+			t.Errorf("Wrap(%q) = %q (%s), want %q", line, got, why, want)
+		}
+		if back, ok := Unwrap(got); !ok || back != line {
+			t.Errorf("Unwrap(%q) = %q, %v", got, back, ok)
+		}
+	}
 	for line, reason := range unwrapped {
-		got, why := Wrap(line, filter)
+		got, why := Wrap(line, filter, true)
 		if got != "" || !strings.Contains(why, reason) {
 			t.Errorf("Wrap(%q) = %q, %q; want it left alone for %q", line, got, why, reason)
 		}
@@ -149,9 +173,14 @@ func TestSameAsUnwrapped(t *testing.T) {
 		"sh -c 'kill -TERM $$'",
 		"seq 1 100000",
 		"touch made-here",
+		"sh -c 'echo a; echo b >&2' && sh -c 'echo c; exit 4'",
+		"sh -c 'echo a; exit 2' && echo never",
+		"sh -c 'exit 1'; sh -c 'echo after; exit 0'",
+		"cd sub && sh -c 'echo one' && pwd",
+		"export A=5 && sh -c 'echo $A' && sh -c 'exit $A'",
 	}
 	for _, line := range lines {
-		w, why := Wrap(line, filter)
+		w, why := Wrap(line, filter, true)
 		if why != "" {
 			t.Fatalf("Wrap(%q): %s", line, why)
 		}
