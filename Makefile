@@ -23,9 +23,10 @@ demo: build
 	  | $(BIN)/ctx-count --before $(EXAMPLE)
 
 # Every test: units, golden files, corpus properties, command-level scripts,
-# with the race detector.
+# with the race detector. The command scripts take some ten minutes under
+# it on 2 cores, go test's default limit for a package: 30 leaves room.
 test:
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 30m ./...
 
 # The real Claude Code and Codex CLI against a scripted model server, and
 # the pages of ctx-count --html in a real headless Chromium (internal/e2e).
