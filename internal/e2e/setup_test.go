@@ -32,6 +32,11 @@ func testLog() (files map[string]string, output string) {
 	return map[string]string{"log.txt": b.String(), "tests.sh": "cat log.txt\nexit ${1:-0}\n", "sub/marker.txt": "here\n"}, b.String()
 }
 
+// bash is the model's call of Claude Code's Bash tool on cmd.
+func bash(cmd string) agenttest.Turn {
+	return agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": cmd, "description": "run"}}
+}
+
 // ctxSetup runs the ctx-setup binary in a user's home, as the user would.
 func ctxSetup(t *testing.T, home string, args ...string) {
 	t.Helper()
@@ -67,9 +72,6 @@ func ctxSetup(t *testing.T, home string, args ...string) {
 func TestSetupClaudeCode(t *testing.T) {
 	exe := agenttest.ClaudeCode.Install(t)
 	files, output := testLog()
-	bash := func(cmd string) agenttest.Turn {
-		return agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": cmd, "description": "run"}}
-	}
 	srv := server(t, []agenttest.Turn{
 		bash("sh tests.sh 1"),
 		{Tool: "mcp__ctx-recall__memory_query", Input: map[string]any{"id": agenttest.ToolUseID(0)}},
@@ -145,17 +147,10 @@ func TestSetupClaudeCodeBackground(t *testing.T) {
 	// The background command's file: the one that holds the log's first
 	// line (the probe's own file holds file names only).
 	show := `d=$(pwd | tr / -); grep -l test_0001 "${TMPDIR:-/tmp}"/claude-*/"$d"/*/tasks/*.output | xargs cat`
-	bash := func(cmd string, input map[string]any) agenttest.Turn {
-		in := map[string]any{"command": cmd, "description": "run"}
-		for k, v := range input {
-			in[k] = v
-		}
-		return agenttest.Turn{Tool: "Bash", Input: in}
-	}
 	srv := server(t, []agenttest.Turn{
-		bash("sh slow.sh", map[string]any{"timeout": 2000}),
-		bash("sleep 1; "+show, nil),
-		bash("sleep 9; "+show, nil),
+		{Tool: "Bash", Input: map[string]any{"command": "sh slow.sh", "description": "run", "timeout": 2000}},
+		bash("sleep 1; " + show),
+		bash("sleep 9; " + show),
 		{Text: "Done."},
 	})
 	agenttest.ClaudeCode.Run(t, exe, agenttest.Session{Server: srv, Prompt: "Run the tests.", Files: files,
@@ -187,9 +182,6 @@ func TestSetupClaudeCodeBackground(t *testing.T) {
 func TestSetupClaudeCodeGroups(t *testing.T) {
 	exe := agenttest.ClaudeCode.Install(t)
 	files, output := testLog()
-	bash := func(cmd string) agenttest.Turn {
-		return agenttest.Turn{Tool: "Bash", Input: map[string]any{"command": cmd, "description": "run"}}
-	}
 	srv := server(t, []agenttest.Turn{
 		bash("sh tests.sh 0 && sh tests.sh 1"),
 		bash("cd sub && ls && pwd"),
