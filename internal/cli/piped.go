@@ -117,7 +117,7 @@ func (r *pipedReader) read(in io.Reader) {
 		if !r.final && bytes.IndexByte(room[:n], '\n') >= 0 {
 			data := r.all()
 			var sure int
-			sure, r.final = r.sure(string(data))
+			sure, r.final = r.passable(data)
 			if sure > r.w.sent {
 				r.w.write(data[r.w.sent:sure])
 			}
@@ -130,6 +130,18 @@ func (r *pipedReader) read(in io.Reader) {
 			return
 		}
 	}
+}
+
+// passable is what sure says of data; a panic in it passes on no more
+// and reading goes on, for the line must not break (Piped recovers on its
+// own goroutine only).
+func (r *pipedReader) passable(data []byte) (n int, final bool) {
+	defer func() {
+		if recover() != nil {
+			n, final = 0, true
+		}
+	}()
+	return r.sure(string(data))
 }
 
 // all is what came, in one slice.
