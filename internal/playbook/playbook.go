@@ -629,7 +629,7 @@ func Parse(data []byte) (*Playbook, error) {
 		for at < len(data) && strings.IndexByte(" \t\r\n", data[at]) >= 0 {
 			at++
 		}
-		line, col := lineCol(data, at)
+		line, col := textfmt.LineCol(string(data), at)
 		return nil, &SyntaxError{Line: line, Col: col, Msg: "more after the playbook's JSON object"}
 	}
 	if err := p.check(); err != nil {
@@ -725,7 +725,7 @@ func jsonError(data []byte, err error, at int) error {
 		offset = len(data)
 		msg = "the JSON ends too soon"
 	}
-	line, col := lineCol(data, offset)
+	line, col := textfmt.LineCol(string(data), offset)
 	return &SyntaxError{Line: line, Col: col, Msg: strings.TrimPrefix(msg, "json: ")}
 }
 
@@ -781,13 +781,4 @@ func goValue(t reflect.Type) string {
 		return "a number"
 	}
 	return "another value"
-}
-
-// lineCol is the 1-based line and column (in bytes) of an offset.
-func lineCol(data []byte, offset int) (line, col int) {
-	offset = min(max(offset, 0), len(data))
-	before := data[:offset]
-	line = bytes.Count(before, []byte{'\n'}) + 1
-	col = offset - bytes.LastIndexByte(before, '\n')
-	return line, col
 }

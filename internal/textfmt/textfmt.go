@@ -305,3 +305,12 @@ func WrapWords(words []string, width int, first, indent string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// LineCol is the line and column, both from 1, of a byte offset in data,
+// the column counted in characters: where an editor shows the place an
+// error names.
+func LineCol(data string, offset int) (line, col int) {
+	before := data[:min(max(offset, 0), len(data))]
+	start := strings.LastIndexByte(before, '\n') + 1
+	return strings.Count(before, "\n") + 1, utf8.RuneCountInString(before[start:]) + 1
+}

@@ -171,3 +171,14 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestLineCol(t *testing.T) {
+	const data = "ab\nçé x\n\nz"
+	for _, c := range []struct{ off, line, col int }{
+		{-1, 1, 1}, {0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {7, 2, 3}, {9, 2, 5}, {10, 3, 1}, {11, 4, 1}, {99, 4, 2},
+	} {
+		if l, col := LineCol(data, c.off); l != c.line || col != c.col {
+			t.Errorf("LineCol(%d) = %d:%d, want %d:%d", c.off, l, col, c.line, c.col)
+		}
+	}
+}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // SyntaxError is bad input: where it is and what is wrong. The command line
@@ -53,20 +53,8 @@ func jsonError(src string, v jsonscan.Value, err *jsonscan.Error) *SyntaxError {
 			offset = len(strings.TrimRight(v.Raw, " \t\r\n"))
 		}
 	}
-	line, col := lineCol(src, v.Off+offset)
+	line, col := textfmt.LineCol(src, v.Off+offset)
 	return &SyntaxError{Line: line, Column: col, Element: -1, Msg: msg}
-}
-
-// lineCol converts a byte offset into a 1-based line and a 1-based column
-// counted in characters.
-func lineCol(data string, offset int) (int, int) {
-	if offset > len(data) {
-		offset = len(data)
-	}
-	before := data[:offset]
-	line := strings.Count(before, "\n") + 1
-	start := strings.LastIndexByte(before, '\n') + 1
-	return line, utf8.RuneCountInString(before[start:]) + 1
 }
 
 // lookalike names what a JSON object that is not a transcript looks like,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxkit/ctxkit/internal/jsonscan"
 	"github.com/ctxkit/ctxkit/internal/parallel"
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 	"github.com/ctxkit/ctxkit/internal/tools"
 )
 
@@ -121,7 +122,7 @@ func split(src string, format Format) (Layout, jsonscan.Value, []record, error) 
 		}
 		return jsonl(src)
 	}
-	line, col := lineCol(src, start)
+	line, col := textfmt.LineCol(src, start)
 	return "", jsonscan.Value{}, nil, &SyntaxError{Line: line, Column: col, Element: -1, Msg: notJSONMsg(src[start:])}
 }
 
@@ -154,7 +155,7 @@ func document(src string, start int, layout Layout, format Format) (Layout, json
 	if layout == Object {
 		var key string
 		if key, msgs = messagesOf(root, format); !msgs.IsArray() {
-			line, col := lineCol(src, start)
+			line, col := textfmt.LineCol(src, start)
 			msg := "not a transcript: the JSON object has no \"" + key + "\" array"
 			if like := lookalike(root); like != "" {
 				msg = "not a transcript: " + like
@@ -285,7 +286,7 @@ func sniff(src string, root jsonscan.Value, layout Layout, records []record) (Fo
 		Msg: "unknown format: no messages (role), Claude Code lines (type, message) or Codex items (type, payload) found; use --format to choose one"}
 	if len(records) > 0 {
 		first := records[0]
-		e.Line, e.Column = lineCol(src, first.v.Off)
+		e.Line, e.Column = textfmt.LineCol(src, first.v.Off)
 		e.Element = first.pos.Element
 		if like := lookalike(first.v); like != "" {
 			e.Msg = "unknown format: " + like

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/ctxkit/ctxkit/internal/textfmt"
 )
 
 // addKind is what a jsonAdd adds.
@@ -45,7 +47,7 @@ func parseJSON(doc []byte) ([]byte, error) {
 	if err := json.Unmarshal(doc, &v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := position(doc, int(se.Offset))
+			line, col := textfmt.LineCol(string(doc), int(se.Offset))
 			return nil, fmt.Errorf("not JSON at line %d, column %d: %v", line, col, err)
 		}
 		return nil, fmt.Errorf("not JSON: %v", err)
@@ -54,13 +56,6 @@ func parseJSON(doc []byte) ([]byte, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return doc, nil
-}
-
-// position is the line and column (from 1) of a byte offset.
-func position(doc []byte, off int) (int, int) {
-	off = min(max(off, 0), len(doc))
-	line := bytes.Count(doc[:off], []byte("\n")) + 1
-	return line, off - bytes.LastIndexByte(doc[:off], '\n')
 }
 
 // present reports whether the settings already have what a holds, and
